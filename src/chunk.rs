@@ -1,0 +1,62 @@
+//! A chunk is a byte range into the original text plus metadata. Overlap is
+//! derived from neighbouring ranges, never stored.
+
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    /// Byte range into the original document text; always on char boundaries.
+    pub range: Range<usize>,
+    /// Size in the configured unit (chars, words or tokens).
+    pub size: usize,
+    pub meta: ChunkMeta,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChunkMeta {
+    /// Heading path of the section the chunk belongs to, outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headings: Vec<String>,
+    /// The chunk text when it is not a verbatim slice of the source. Only the
+    /// LangChain-compatible strategies produce such chunks (their joins and
+    /// decodes rewrite text); `range` is then where LangChain's own
+    /// `add_start_index` would place it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Index of the parent chunk (hierarchical strategies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    /// Free-form key/value metadata (LangChain header metadata, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<(String, String)>,
+}
+
+impl Chunk {
+    pub fn new(range: Range<usize>, size: usize) -> Self {
+        Chunk { range, size, meta: ChunkMeta::default() }
+    }
+
+    /// The chunk's text: the source slice, or the rewritten text of a
+    /// LangChain-compatible chunk.
+    pub fn text<'a>(&'a self, source: &'a str) -> &'a str {
+        match &self.meta.text {
+            Some(t) => t,
+            None => &source[self.range.clone()],
+        }
+    }
+
+    /// Bytes this chunk shares with the next one (0 when they do not overlap).
+    pub fn overlap_bytes(&self, next: &Chunk) -> usize {
+        self.range.end.saturating_sub(next.range.start).min(next.range.len())
+    }
+}
+
+/// The byte ranges that neighbouring chunks share, in order.
+pub fn overlaps(chunks: &[Chunk]) -> Vec<Range<usize>> {
+    chunks
+        .windows(2)
+        .filter(|w| w[0].range.end > w[1].range.start)
+        .map(|w| w[1].range.start..w[0].range.end.min(w[1].range.end))
+        .collect()
+}

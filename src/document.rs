@@ -1,0 +1,183 @@
+//! Loading a document: refuse what cannot be chunked (empty, binary, invalid
+//! UTF-8) with a message that says why and what to do, and classify the rest.
+
+use crate::error::{Error, Result};
+use crate::size::CharIndex;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocKind {
+    Markdown,
+    Html,
+    Code,
+    Text,
+}
+
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub text: String,
+    pub kind: DocKind,
+    pub path: Option<PathBuf>,
+    /// Invalid UTF-8 sequences replaced with U+FFFD (only with `lossy`).
+    pub replaced_invalid_bytes: usize,
+}
+
+/// Files larger than this are refused: chunking them interactively is not useful
+/// and reading them whole could exhaust memory.
+pub const MAX_BYTES: u64 = 1 << 30;
+
+impl Document {
+    pub fn from_text(text: impl Into<String>, kind: DocKind) -> Self {
+        Document { text: text.into(), kind, path: None, replaced_invalid_bytes: 0 }
+    }
+
+    /// Read a file. `lossy` replaces invalid UTF-8 instead of refusing it.
+    pub fn load(path: &Path, lossy: bool) -> Result<Self> {
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
+        if meta.is_dir() {
+            return Err(Error::input(format!("{} is a directory: give a file", path.display())));
+        }
+        if meta.len() > MAX_BYTES {
+            return Err(Error::input(format!(
+                "{} is {} MB, over the {} MB limit: split it first",
+                path.display(),
+                meta.len() >> 20,
+                MAX_BYTES >> 20
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+        let mut doc = Self::from_bytes(bytes, &path.display().to_string(), lossy)?;
+        doc.kind = DocKind::from_path(path, &doc.text);
+        doc.path = Some(path.to_path_buf());
+        Ok(doc)
+    }
+
+    /// Check bytes from a file or stdin; `name` is used in messages.
+    pub fn from_bytes(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<Self> {
+        if bytes.is_empty() {
+            return Err(Error::input(format!("{name} is empty: there is nothing to chunk")));
+        }
+        if looks_binary(&bytes) {
+            return Err(Error::input(format!(
+                "{name} looks like a binary file (it contains NUL bytes): chunktui reads UTF-8 text"
+            )));
+        }
+        let (text, replaced) = match String::from_utf8(bytes) {
+            Ok(text) => (text, 0),
+            Err(err) => {
+                let bytes = err.into_bytes();
+                if !lossy {
+                    let bad = std::str::from_utf8(&bytes).unwrap_err().valid_up_to();
+                    let (line, col) = line_col(&bytes[..bad]);
+                    return Err(Error::input(format!(
+                        "{name} is not valid UTF-8 (first bad byte at offset {bad}, line {line}, column {col}): \
+                         convert it to UTF-8, or pass --lossy to replace bad bytes with U+FFFD"
+                    )));
+                }
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let replaced = text.matches('\u{FFFD}').count();
+                (text, replaced)
+            }
+        };
+        if text.trim().is_empty() {
+            return Err(Error::input(format!("{name} holds only whitespace: there is nothing to chunk")));
+        }
+        let kind = DocKind::sniff(&text);
+        Ok(Document { text, kind, path: None, replaced_invalid_bytes: replaced })
+    }
+}
+
+fn looks_binary(bytes: &[u8]) -> bool {
+    memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
+}
+
+fn line_col(prefix: &[u8]) -> (usize, usize) {
+    let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&prefix[line_start..]).chars().count() + 1;
+    (line, col)
+}
+
+impl DocKind {
+    pub fn from_path(path: &Path, text: &str) -> Self {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        match ext.as_str() {
+            "md" | "markdown" | "mdx" => DocKind::Markdown,
+            "html" | "htm" | "xhtml" => DocKind::Html,
+            "rs" | "py" | "js" | "ts" | "tsx" | "jsx" | "go" | "java" | "c" | "h" | "cpp" | "cc" | "hpp"
+            | "rb" | "sh" | "kt" | "swift" | "cs" | "php" | "scala" | "toml" | "yaml" | "yml" | "json" => {
+                DocKind::Code
+            }
+            "txt" | "text" => DocKind::Text,
+            _ => DocKind::sniff(text),
+        }
+    }
+
+    fn sniff(text: &str) -> Self {
+        let head = &text[..crate::size::floor_char_boundary(text, 4096)];
+        if head.trim_start().starts_with('<') && head.contains("</") {
+            DocKind::Html
+        } else if head.lines().any(|l| l.starts_with("# ") || l.starts_with("## ") || l.starts_with("```")) {
+            DocKind::Markdown
+        } else {
+            DocKind::Text
+        }
+    }
+
+    /// The code language of a source file, by extension (for separator presets
+    /// and syntax highlighting).
+    pub fn language(path: &Path) -> Option<&'static str> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "rs" => "rust",
+            "py" => "python",
+            "js" | "jsx" | "ts" | "tsx" | "mjs" => "javascript",
+            "go" => "go",
+            "java" | "kt" | "scala" | "cs" => "java",
+            "c" | "h" | "cpp" | "cc" | "hpp" => "c",
+            "md" | "markdown" => "markdown",
+            _ => return None,
+        })
+    }
+}
+
+/// Converts byte offsets to Unicode code-point offsets (what Python indexes with).
+pub struct CharOffsets<'t>(CharIndex<'t>);
+
+impl<'t> CharOffsets<'t> {
+    pub fn new(text: &'t str) -> Self {
+        CharOffsets(CharIndex::new(text))
+    }
+    pub fn at(&self, byte: usize) -> usize {
+        self.0.chars_before(byte)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_utf8_names_line_and_offers_lossy() {
+        let err = Document::from_bytes(b"ok\nfine \xff bad".to_vec(), "x.txt", false).unwrap_err().to_string();
+        assert!(err.contains("offset 8") && err.contains("line 2") && err.contains("--lossy"), "{err}");
+        let doc = Document::from_bytes(b"ok\nfine \xff bad".to_vec(), "x.txt", true).unwrap();
+        assert_eq!(doc.replaced_invalid_bytes, 1);
+    }
+
+    #[test]
+    fn empty_and_binary_are_refused() {
+        assert!(Document::from_bytes(vec![], "e", false).unwrap_err().to_string().contains("empty"));
+        assert!(Document::from_bytes(b"\x00\x01abc".to_vec(), "b", false).unwrap_err().to_string().contains("binary"));
+        assert!(Document::from_bytes(b" \n\t ".to_vec(), "w", false).unwrap_err().to_string().contains("whitespace"));
+    }
+
+    #[test]
+    fn char_offsets_count_code_points() {
+        let text = "a中b🦀c";
+        let off = CharOffsets::new(text);
+        assert_eq!(off.at(text.find('b').unwrap()), 2);
+        assert_eq!(off.at(text.find('c').unwrap()), 4);
+        assert_eq!(off.at(text.len()), 5);
+    }
+}

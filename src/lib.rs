@@ -1,0 +1,39 @@
+//! chunktui: tune how documents are cut into chunks for retrieval-augmented generation.
+//!
+//! The core is UI-free: a [`Document`] goes through a [`Chunker`] (built from a
+//! versioned [`ChunkConfig`]) and comes out as [`Chunk`]s, byte ranges into the
+//! original text. Every consumer (terminal UI, CLI, exports, evaluation) reads
+//! those ranges over the one original string.
+//!
+//! ```
+//! use chunktui::{ChunkConfig, Chunker};
+//! let mut config = ChunkConfig::default();
+//! config.size = 40;
+//! config.overlap = 0;
+//! let chunker = Chunker::new(&config).unwrap();
+//! let text = "First paragraph here.\n\nSecond paragraph, a bit longer than the first.";
+//! let chunks = chunker.chunk(text).unwrap();
+//! assert_eq!(chunks.len(), 2);
+//! assert_eq!(&text[chunks[0].range.clone()], "First paragraph here.");
+//! ```
+
+pub mod chunk;
+pub mod config;
+pub mod document;
+pub mod error;
+pub mod export;
+pub mod segment;
+pub mod size;
+pub mod stats;
+pub mod strategy;
+
+#[cfg(feature = "embed")]
+pub mod embed;
+
+
+pub use chunk::{Chunk, ChunkMeta};
+pub use config::{ChunkConfig, StrategyKind, Unit};
+pub use document::{DocKind, Document};
+pub use error::{Error, Result};
+pub use stats::Stats;
+pub use strategy::Chunker;

@@ -1,0 +1,204 @@
+//! Sentence segmentation for English and Chinese (and mixed) text.
+//!
+//! Rules, chosen for RAG chunking rather than linguistics:
+//! - `.`, `!`, `?` end a sentence when followed by whitespace or the end of the
+//!   text, except after common abbreviations ("e.g.", "Dr.") and initials, or
+//!   when the next word starts in lower case.
+//! - CJK terminators `。！？` (and full-width `．`), `…`/`……` end a sentence
+//!   with no space after them.
+//! - Closing quotes and brackets after a terminator stay with its sentence.
+//! - A blank line always ends a sentence; a single line break does too when
+//!   the next line starts a Markdown block (heading, list item, quote, table,
+//!   code fence) or the line itself is a heading. Otherwise hard-wrapped prose
+//!   keeps flowing across line breaks.
+//!
+//! Sentences are returned as byte ranges without surrounding whitespace; they
+//! cover every non-whitespace char of the input.
+
+use std::ops::Range;
+
+const CLOSERS: &[char] = &['"', '\'', '”', '’', ')', ']', '}', '）', '」', '』', '】', '》', '〉', '〕', '»'];
+const CJK_TERMINATORS: &[char] = &['。', '！', '？', '．', '…'];
+const ABBREVIATIONS: &[&str] = &[
+    "e.g", "i.e", "etc", "vs", "cf", "al", "dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "inc", "ltd",
+    "co", "fig", "no", "vol", "approx", "dept", "est", "mt", "u.s", "u.k", "a.m", "p.m", "jan", "feb",
+    "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+];
+
+/// Sentence ranges of the whole text.
+pub fn sentences(text: &str) -> Vec<Range<usize>> {
+    sentences_in(text, 0..text.len())
+}
+
+/// Sentence ranges within `range` of `text` (offsets stay relative to `text`).
+pub fn sentences_in(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = range.start;
+    for end in sentence_ends(text, range.clone()) {
+        push_trimmed(text, start..end, &mut out);
+        start = end;
+    }
+    push_trimmed(text, start..range.end, &mut out);
+    out
+}
+
+/// Byte offsets just after each sentence end inside `range` (terminator and
+/// closers included, following whitespace not).
+pub fn sentence_ends(text: &str, range: Range<usize>) -> Vec<usize> {
+    let slice = &text[range.clone()];
+    let base = range.start;
+    let bytes = slice.as_bytes();
+    let mut ends = Vec::new();
+    let mut iter = slice.char_indices().peekable();
+    while let Some((i, c)) = iter.next() {
+        let is_ascii_term = matches!(c, '.' | '!' | '?');
+        let is_cjk_term = CJK_TERMINATORS.contains(&c);
+        if is_ascii_term || is_cjk_term {
+            // Swallow runs like "?!", "……", "。」".
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, d)) = iter.peek() {
+                if matches!(d, '.' | '!' | '?') || CJK_TERMINATORS.contains(&d) || CLOSERS.contains(&d) {
+                    end = j + d.len_utf8();
+                    iter.next();
+                } else {
+                    break;
+                }
+            }
+            let next = slice[end..].chars().next();
+            let boundary = match next {
+                None => false, // the range end closes it anyway
+                Some(n) if is_cjk_term || c == '…' => !CLOSERS.contains(&n),
+                Some(n) if n.is_whitespace() => c != '.' || !is_abbreviation(slice, i, end),
+                Some(n) => is_cjk(n) && !is_ascii_term, // "foo.bar" and "3.14" do not break
+            };
+            if boundary {
+                ends.push(base + end);
+            }
+        } else if c == '\n' {
+            let line_end = if i > 0 && bytes[i - 1] == b'\r' { i - 1 } else { i };
+            let rest = &slice[i + 1..];
+            let next_line = rest.trim_start_matches([' ', '\t']);
+            let blank_next = next_line.starts_with('\n') || next_line.starts_with("\r\n");
+            let line_start = slice[..i].rfind('\n').map_or(0, |p| p + 1);
+            let this_line = slice[line_start..line_end].trim_start();
+            if blank_next || starts_block(next_line) || this_line.starts_with('#') || starts_block(this_line) && !this_line.is_empty() {
+                let already = ends.last().is_some_and(|&e| slice[e - base..line_end].trim().is_empty());
+                if !already && !slice[line_start..line_end].trim().is_empty() {
+                    ends.push(base + line_end);
+                }
+            }
+        }
+    }
+    ends.dedup();
+    ends
+}
+
+fn starts_block(line: &str) -> bool {
+    let l = line.trim_start();
+    l.starts_with('#')
+        || l.starts_with("- ")
+        || l.starts_with("* ")
+        || l.starts_with("+ ")
+        || l.starts_with("> ")
+        || l.starts_with('|')
+        || l.starts_with("```")
+        || l.starts_with("~~~")
+        || {
+            let digits = l.bytes().take_while(|b| b.is_ascii_digit()).count();
+            digits > 0 && (l[digits..].starts_with(". ") || l[digits..].starts_with(") "))
+        }
+}
+
+/// Is the '.' at `dot` (ending at `end`) part of an abbreviation or initial,
+/// or followed by a lower-case word (so not a sentence end)?
+fn is_abbreviation(slice: &str, dot: usize, end: usize) -> bool {
+    let word_start = slice[..dot]
+        .char_indices()
+        .rev()
+        .find(|&(_, ch)| !(ch.is_alphanumeric() || ch == '.'))
+        .map_or(0, |(j, ch)| j + ch.len_utf8());
+    let word = slice[word_start..dot].to_lowercase();
+    if ABBREVIATIONS.contains(&word.as_str()) {
+        return true;
+    }
+    // A single capital letter: an initial as in "J. R. R. Tolkien".
+    let mut chars = slice[word_start..dot].chars();
+    if let (Some(first), None) = (chars.next(), chars.next()) {
+        if first.is_uppercase() {
+            return true;
+        }
+    }
+    // "... etc. and more": the next word starts in lower case.
+    let next_word = slice[end..].trim_start();
+    next_word.chars().next().is_some_and(|n| n.is_lowercase())
+}
+
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7AF
+        | 0x3000..=0x303F | 0xFF00..=0xFFEF | 0x20000..=0x2FA1F)
+}
+
+/// Share of letters that are CJK, to warn when an English-only model meets Chinese.
+pub fn cjk_ratio(text: &str) -> f64 {
+    let (mut cjk, mut letters) = (0usize, 0usize);
+    for c in text.chars().take(200_000) {
+        if c.is_alphabetic() {
+            letters += 1;
+            if is_cjk(c) {
+                cjk += 1;
+            }
+        }
+    }
+    if letters == 0 { 0.0 } else { cjk as f64 / letters as f64 }
+}
+
+/// Push `range` shrunk to exclude leading and trailing whitespace, if anything is left.
+pub fn push_trimmed(text: &str, range: Range<usize>, out: &mut Vec<Range<usize>>) {
+    let r = trim_range(text, range);
+    if !r.is_empty() {
+        out.push(r);
+    }
+}
+
+pub fn trim_range(text: &str, range: Range<usize>) -> Range<usize> {
+    let s = &text[range.clone()];
+    let start = range.start + (s.len() - s.trim_start().len());
+    let end = range.start + s.trim_end().len();
+    if end <= start { start..start } else { start..end }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(t: &str) -> Vec<&str> {
+        sentences(t).into_iter().map(|r| &t[r]).collect()
+    }
+
+    #[test]
+    fn english_keeps_abbreviations_and_initials() {
+        let t = "Dr. Smith arrived, e.g. at noon. He left! Did J. R. R. Tolkien write it? Yes.";
+        assert_eq!(
+            texts(t),
+            ["Dr. Smith arrived, e.g. at noon.", "He left!", "Did J. R. R. Tolkien write it?", "Yes."]
+        );
+    }
+
+    #[test]
+    fn chinese_breaks_without_spaces_and_keeps_closing_quotes() {
+        let t = "我们学习Rust。它很快！真的吗？“是的。”他说……然后走了";
+        assert_eq!(texts(t), ["我们学习Rust。", "它很快！", "真的吗？", "“是的。”", "他说……", "然后走了"]);
+    }
+
+    #[test]
+    fn blank_lines_and_markdown_blocks_break_wrapped_prose_does_not() {
+        let t = "# Title\nSome text that\nwraps here.\n\n- item one\n- item two\r\n\r\nLast";
+        assert_eq!(texts(t), ["# Title", "Some text that\nwraps here.", "- item one", "- item two", "Last"]);
+    }
+
+    #[test]
+    fn numbers_and_dotted_names_do_not_break() {
+        assert_eq!(texts("Pi is 3.14 and std.io works. Next"), ["Pi is 3.14 and std.io works.", "Next"]);
+    }
+}

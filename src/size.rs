@@ -1,0 +1,325 @@
+//! Sizes in the chosen unit. A [`Sizer`] knows the unit and tokenizer; for one
+//! document it builds a [`SizeIndex`] that answers "how big is this byte
+//! range?" in O(log n), so strategies can try many candidate ranges without
+//! re-tokenizing or re-scanning text. The document is tokenized once.
+
+use crate::config::Unit;
+use crate::error::{Error, Result};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Tokenizers that work offline with no file.
+pub const BUILTIN_TOKENIZERS: [&str; 2] = ["cl100k_base", "o200k_base"];
+
+/// A tokenizer that reports where each token sits in the text.
+#[derive(Clone)]
+pub enum Tokenizer {
+    Tiktoken { name: String, bpe: &'static tiktoken_rs::CoreBPE },
+    HuggingFace { name: String, inner: Arc<tokenizers::Tokenizer> },
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tokenizer({})", self.name())
+    }
+}
+
+impl Tokenizer {
+    /// `cl100k_base`, `o200k_base`, `hf:PATH`, or a path ending in `.json`.
+    pub fn load(spec: &str) -> Result<Self> {
+        match spec {
+            "cl100k_base" => Ok(Tokenizer::Tiktoken {
+                name: spec.into(),
+                bpe: tiktoken_rs::cl100k_base_singleton(),
+            }),
+            "o200k_base" => Ok(Tokenizer::Tiktoken { name: spec.into(), bpe: tiktoken_rs::o200k_base_singleton() }),
+            _ => {
+                let path = spec.strip_prefix("hf:").unwrap_or(spec);
+                if spec.starts_with("hf:") || path.ends_with(".json") {
+                    Self::load_hf(Path::new(path), spec)
+                } else {
+                    Err(Error::Tokenizer(format!(
+                        "unknown tokenizer '{spec}': use {} or hf:PATH to a tokenizer.json",
+                        BUILTIN_TOKENIZERS.join(", ")
+                    )))
+                }
+            }
+        }
+    }
+
+    fn load_hf(path: &Path, spec: &str) -> Result<Self> {
+        let path = if path.is_dir() { path.join("tokenizer.json") } else { path.to_path_buf() };
+        if !path.exists() {
+            return Err(Error::Tokenizer(format!(
+                "tokenizer file {} not found: give hf:PATH to an existing tokenizer.json",
+                path.display()
+            )));
+        }
+        let mut tok = tokenizers::Tokenizer::from_file(&path).map_err(|e| {
+            Error::Tokenizer(format!("{} is not a usable tokenizer.json: {e}", path.display()))
+        })?;
+        // Many tokenizer.json files ship fixed padding and truncation (MiniLM:
+        // 128). Counting with them would cap and pad every count.
+        tok.with_truncation(None).map_err(|e| Error::Tokenizer(e.to_string()))?;
+        tok.with_padding(None);
+        Ok(Tokenizer::HuggingFace { name: spec.into(), inner: Arc::new(tok) })
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Tokenizer::Tiktoken { name, .. } | Tokenizer::HuggingFace { name, .. } => name,
+        }
+    }
+
+    /// Count the tokens of a string on its own (no special tokens).
+    pub fn count(&self, text: &str) -> usize {
+        match self {
+            Tokenizer::Tiktoken { bpe, .. } => bpe.encode_ordinary(text).len(),
+            Tokenizer::HuggingFace { inner, .. } => {
+                inner.encode_fast(text, false).map(|e| e.get_ids().len()).unwrap_or(0)
+            }
+        }
+    }
+
+    /// Byte spans of every token of `text`, in order, snapped to char boundaries.
+    pub fn token_spans(&self, text: &str) -> Result<Vec<(u32, u32)>> {
+        let mut spans = Vec::new();
+        match self {
+            Tokenizer::Tiktoken { bpe, .. } => {
+                // Byte-level BPE is lossless: token byte lengths add up to the text.
+                let ids = bpe.encode_ordinary(text);
+                spans.reserve(ids.len());
+                let mut pos = 0usize;
+                for id in ids {
+                    let len = bpe.decode_bytes(&[id]).map(|b| b.len()).unwrap_or(0);
+                    spans.push((pos as u32, (pos + len) as u32));
+                    pos += len;
+                }
+            }
+            Tokenizer::HuggingFace { inner, .. } => {
+                let enc = inner.encode(text, false).map_err(|e| Error::Tokenizer(e.to_string()))?;
+                spans.reserve(enc.len());
+                for &(s, e) in enc.get_offsets() {
+                    if e > s {
+                        spans.push((s as u32, e as u32));
+                    }
+                }
+            }
+        }
+        for span in &mut spans {
+            span.0 = floor_char_boundary(text, span.0 as usize) as u32;
+            span.1 = ceil_char_boundary(text, span.1 as usize) as u32;
+        }
+        Ok(spans)
+    }
+}
+
+/// Measures sizes in one unit; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Sizer {
+    pub unit: Unit,
+    pub tokenizer: Option<Tokenizer>,
+}
+
+impl Sizer {
+    pub fn chars() -> Self {
+        Sizer { unit: Unit::Chars, tokenizer: None }
+    }
+    pub fn words() -> Self {
+        Sizer { unit: Unit::Words, tokenizer: None }
+    }
+    pub fn tokens(tokenizer: Tokenizer) -> Self {
+        Sizer { unit: Unit::Tokens, tokenizer: Some(tokenizer) }
+    }
+
+    /// The sizer for a unit; `tokenizer` is only loaded for `Unit::Tokens`.
+    pub fn for_unit(unit: Unit, tokenizer: &str) -> Result<Self> {
+        Ok(match unit {
+            Unit::Chars => Sizer::chars(),
+            Unit::Words => Sizer::words(),
+            Unit::Tokens => Sizer::tokens(Tokenizer::load(tokenizer)?),
+        })
+    }
+
+    /// Size of a string on its own.
+    pub fn size(&self, text: &str) -> usize {
+        match (self.unit, &self.tokenizer) {
+            (Unit::Tokens, Some(t)) => t.count(text),
+            (Unit::Words, _) => text.unicode_words().count(),
+            _ => text.chars().count(),
+        }
+    }
+
+    /// Index `text` once so that any range can be measured quickly.
+    pub fn index<'t>(&self, text: &'t str) -> Result<SizeIndex<'t>> {
+        Ok(match (self.unit, &self.tokenizer) {
+            (Unit::Tokens, Some(t)) => SizeIndex::Spans(SpanIndex::new(t.token_spans(text)?)),
+            (Unit::Words, _) => SizeIndex::Spans(SpanIndex::new(word_spans(text))),
+            _ => SizeIndex::Chars(CharIndex::new(text)),
+        })
+    }
+}
+
+/// Byte spans of UAX #29 words (segments holding a letter or digit).
+pub fn word_spans(text: &str) -> Vec<(u32, u32)> {
+    text.unicode_word_indices().map(|(i, w)| (i as u32, (i + w.len()) as u32)).collect()
+}
+
+/// Per-document size lookup.
+pub enum SizeIndex<'t> {
+    Chars(CharIndex<'t>),
+    /// Words or tokens: a unit counts in a range when its span overlaps it.
+    Spans(SpanIndex),
+}
+
+impl SizeIndex<'_> {
+    pub fn size(&self, range: Range<usize>) -> usize {
+        match self {
+            SizeIndex::Chars(c) => c.count(range),
+            SizeIndex::Spans(s) => s.count(range),
+        }
+    }
+
+    /// The spans of words or tokens, when the unit has them.
+    pub fn spans(&self) -> Option<&[(u32, u32)]> {
+        match self {
+            SizeIndex::Spans(s) => Some(&s.spans),
+            SizeIndex::Chars(_) => None,
+        }
+    }
+}
+
+/// Char counts sampled every `STRIDE` bytes: O(1) counts for 1/16 of the text size.
+pub struct CharIndex<'t> {
+    bytes: &'t [u8],
+    samples: Vec<u32>,
+}
+
+const STRIDE: usize = 64;
+
+impl<'t> CharIndex<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let bytes = text.as_bytes();
+        let mut samples = Vec::with_capacity(bytes.len() / STRIDE + 2);
+        let mut count = 0u32;
+        for block in bytes.chunks(STRIDE) {
+            samples.push(count);
+            count += count_chars(block) as u32;
+        }
+        samples.push(count);
+        CharIndex { bytes, samples }
+    }
+
+    /// Chars before byte offset `at`.
+    pub fn chars_before(&self, at: usize) -> usize {
+        let block = at / STRIDE;
+        self.samples[block] as usize + count_chars(&self.bytes[block * STRIDE..at])
+    }
+
+    pub fn count(&self, range: Range<usize>) -> usize {
+        if range.end <= range.start {
+            return 0;
+        }
+        self.chars_before(range.end) - self.chars_before(range.start)
+    }
+}
+
+/// Number of UTF-8 chars in a byte slice: the bytes that are not continuation bytes.
+pub fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+pub struct SpanIndex {
+    spans: Vec<(u32, u32)>,
+    /// Span ends, sorted (normally already in order).
+    ends: Vec<u32>,
+}
+
+impl SpanIndex {
+    pub fn new(spans: Vec<(u32, u32)>) -> Self {
+        let mut ends: Vec<u32> = spans.iter().map(|s| s.1).collect();
+        if !ends.is_sorted() {
+            ends.sort_unstable();
+        }
+        let mut spans = spans;
+        if !spans.is_sorted_by_key(|s| s.0) {
+            spans.sort_unstable();
+        }
+        SpanIndex { spans, ends }
+    }
+
+    /// Units whose span overlaps `range`: started before its end, ended after its start.
+    pub fn count(&self, range: Range<usize>) -> usize {
+        if range.end <= range.start {
+            return 0;
+        }
+        let started = self.spans.partition_point(|s| (s.0 as usize) < range.end);
+        let ended = self.ends.partition_point(|&e| (e as usize) <= range.start);
+        started.saturating_sub(ended)
+    }
+
+    pub fn spans(&self) -> &[(u32, u32)] {
+        &self.spans
+    }
+}
+
+pub fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+pub fn ceil_char_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_index_matches_chars_count_on_mixed_text() {
+        let text = "héllo 世界 🦀 ".repeat(40);
+        let idx = CharIndex::new(&text);
+        for start in (0..text.len()).filter(|&i| text.is_char_boundary(i)).step_by(7) {
+            for end in (start..=text.len()).filter(|&i| text.is_char_boundary(i)).step_by(13) {
+                assert_eq!(idx.count(start..end), text[start..end].chars().count());
+            }
+        }
+    }
+
+    #[test]
+    fn word_counts_treat_each_ideograph_as_a_word() {
+        let sizer = Sizer::words();
+        assert_eq!(sizer.size("Hello, world! 你好"), 4);
+        let text = "one two, three. 四五";
+        let idx = sizer.index(text).unwrap();
+        assert_eq!(idx.size(0..text.len()), 5);
+        assert_eq!(idx.size(4..8), 1);
+    }
+
+    #[test]
+    fn tiktoken_spans_cover_the_text_and_count_like_a_fresh_encode() {
+        let tok = Tokenizer::load("cl100k_base").unwrap();
+        let text = "Chunking 中文文本 works. 🦀 done";
+        let spans = tok.token_spans(text).unwrap();
+        assert_eq!(spans.first().unwrap().0, 0);
+        assert_eq!(spans.last().unwrap().1 as usize, text.len());
+        let idx = Sizer::tokens(tok.clone()).index(text).unwrap();
+        assert_eq!(idx.size(0..text.len()), tok.count(text));
+    }
+
+    #[test]
+    fn unknown_tokenizer_says_what_to_use() {
+        let err = Tokenizer::load("gpt5").unwrap_err().to_string();
+        assert!(err.contains("cl100k_base") && err.contains("hf:"), "{err}");
+    }
+}

@@ -1,0 +1,120 @@
+//! Strategies turn a text into chunk ranges. [`Chunker`] is the one entry
+//! point: built once from a validated [`ChunkConfig`] (tokenizer loaded,
+//! separators compiled), then applied to any number of texts.
+
+pub mod fixed;
+pub mod langchain;
+pub mod markdown;
+pub mod recursive;
+pub mod sentence;
+
+use crate::chunk::Chunk;
+use crate::config::{ChunkConfig, StrategyKind};
+use crate::error::Result;
+use crate::size::{SizeIndex, Sizer};
+use std::ops::Range;
+
+/// A configured chunker. Cheap to share between threads.
+#[derive(Clone)]
+pub struct Chunker {
+    pub config: ChunkConfig,
+    pub sizer: Sizer,
+    recursive: Option<recursive::Separators>,
+    #[cfg(feature = "embed")]
+    embedder: Option<std::sync::Arc<dyn crate::embed::Embedder>>,
+}
+
+impl std::fmt::Debug for Chunker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chunker").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl Chunker {
+    /// Validate the config and load what it names (tokenizer, separators).
+    pub fn new(config: &ChunkConfig) -> Result<Self> {
+        config.validate()?;
+        let sizer = Sizer::for_unit(config.unit, &config.tokenizer)?;
+        let recursive = match config.strategy {
+            StrategyKind::Recursive | StrategyKind::Markdown => {
+                Some(recursive::Separators::from_options(&config.recursive, config.strategy)?)
+            }
+            _ => None,
+        };
+        Ok(Chunker {
+            config: config.clone(),
+            sizer,
+            recursive,
+            #[cfg(feature = "embed")]
+            embedder: None,
+        })
+    }
+
+    /// Attach the embedding model the model strategies use.
+    #[cfg(feature = "embed")]
+    pub fn with_embedder(mut self, embedder: std::sync::Arc<dyn crate::embed::Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    #[cfg(feature = "embed")]
+    pub fn embedder(&self) -> Option<&std::sync::Arc<dyn crate::embed::Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// Cut `text` into chunks.
+    pub fn chunk(&self, text: &str) -> Result<Vec<Chunk>> {
+        let cfg = &self.config;
+        let index = self.sizer.index(text)?;
+        let ranges: Vec<Range<usize>> = match cfg.strategy {
+            StrategyKind::Fixed => fixed::chunk(text, &index, cfg.unit, cfg.size, cfg.overlap),
+            StrategyKind::Recursive => {
+                recursive::chunk(text, &index, self.separators(), cfg.size, cfg.overlap, 0..text.len())
+            }
+            StrategyKind::Sentence => sentence::chunk(text, &index, cfg),
+            StrategyKind::Markdown => return Ok(markdown::chunk(text, &index, self.separators(), cfg)),
+            StrategyKind::Document => {
+                crate::segment::trim_range(text, 0..text.len()).into_iter().take(1).map(|_| 0..text.len()).collect()
+            }
+            StrategyKind::LangchainCharacter
+            | StrategyKind::LangchainRecursive
+            | StrategyKind::LangchainToken
+            | StrategyKind::LangchainMarkdownHeader => return langchain::chunk(text, cfg, &self.sizer),
+            kind => return self.chunk_with_model(text, kind),
+        };
+        Ok(ranges_to_chunks(ranges, &index))
+    }
+
+    fn separators(&self) -> &recursive::Separators {
+        self.recursive.as_ref().expect("recursive separators are compiled in Chunker::new")
+    }
+
+    #[cfg(feature = "embed")]
+    fn chunk_with_model(&self, text: &str, kind: StrategyKind) -> Result<Vec<Chunk>> {
+        crate::embed::strategies::chunk(self, text, kind)
+    }
+
+    #[cfg(not(feature = "embed"))]
+    fn chunk_with_model(&self, _text: &str, kind: StrategyKind) -> Result<Vec<Chunk>> {
+        Err(crate::error::Error::Model(format!(
+            "strategy '{kind}' needs an embedding model, and this build of chunktui has no model support \
+             (rebuild with the 'embed' feature)"
+        )))
+    }
+
+    /// The size of a byte range of `text` in the configured unit.
+    pub fn size_of(&self, text: &str) -> usize {
+        self.sizer.size(text)
+    }
+}
+
+/// Attach sizes to ranges.
+pub fn ranges_to_chunks(ranges: Vec<Range<usize>>, index: &SizeIndex) -> Vec<Chunk> {
+    ranges
+        .into_iter()
+        .map(|r| {
+            let size = index.size(r.clone());
+            Chunk::new(r, size)
+        })
+        .collect()
+}
