@@ -30,6 +30,12 @@ pub mod strategy;
 #[cfg(feature = "embed")]
 pub mod embed;
 
+#[cfg(feature = "cli")]
+pub mod cli;
+
+#[cfg(feature = "tui")]
+pub mod tui;
+
 
 pub use chunk::{Chunk, ChunkMeta};
 pub use config::{ChunkConfig, StrategyKind, Unit};

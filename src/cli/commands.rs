@@ -1,0 +1,185 @@
+//! What each subcommand does. Output is built in memory and written once, so
+//! an error never leaves a partial output file behind.
+
+use super::args::{ChunkCmd, Cli, Command, ConfigCmd, Format, StatsCmd};
+use crate::config::ChunkConfig;
+use crate::document::Document;
+use crate::error::{Error, Result};
+use crate::export::{records, write_atomic};
+use crate::stats::Stats;
+use crate::strategy::Chunker;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Run the parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Some(Command::Chunk(cmd)) => chunk(cmd),
+        Some(Command::Stats(cmd)) => stats(cmd),
+        Some(Command::Config(ConfigCmd::Check { file })) => {
+            let config = ChunkConfig::load(&file)?;
+            println!(
+                "{}: ok (version {}, strategy {}, size {} {}, overlap {})",
+                file.display(),
+                config.version,
+                config.strategy,
+                config.size,
+                config.unit,
+                config.overlap
+            );
+            Ok(())
+        }
+        Some(Command::Config(ConfigCmd::Init { flags, json })) => {
+            let config = flags.resolve()?;
+            print!("{}", if json { config.to_json() } else { config.to_toml() });
+            Ok(())
+        }
+        #[cfg(feature = "embed")]
+        Some(Command::Setup(args)) => crate::cli::setup::run(&args),
+        #[cfg(feature = "tui")]
+        Some(Command::Bench(args)) => crate::tui::bench::run(&args),
+        None => open(cli),
+    }
+}
+
+#[cfg(feature = "tui")]
+fn open(cli: Cli) -> Result<()> {
+    let Some(file) = cli.file else {
+        return Err(Error::input(
+            "no file given: try `chunktui samples/guide.md`, or `chunktui --help` for the headless commands",
+        ));
+    };
+    let config = cli.flags.resolve()?;
+    crate::tui::run(&file, config, &cli.open, cli.flags.lossy)
+}
+
+#[cfg(not(feature = "tui"))]
+fn open(_cli: Cli) -> Result<()> {
+    Err(Error::input("this build has no workbench (feature 'tui'): use `chunktui chunk` or `chunktui stats`"))
+}
+
+/// Read a file, or standard input for `-`.
+pub fn load_input(path: &Path, lossy: bool) -> Result<Document> {
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Io(format!("standard input: {e}")))?;
+        Document::from_bytes(bytes, "standard input", lossy)
+    } else {
+        Document::load(path, lossy)
+    }
+}
+
+fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Vec<crate::Chunk>)> {
+    let config = flags.resolve()?;
+    let doc = load_input(file, flags.lossy)?;
+    if doc.replaced_invalid_bytes > 0 {
+        eprintln!("chunktui: warning: replaced {} invalid UTF-8 sequence(s) with U+FFFD", doc.replaced_invalid_bytes);
+    }
+    let chunker = Chunker::new(&config)?;
+    let chunks = chunker.chunk(&doc.text)?;
+    Ok((config, doc, chunks))
+}
+
+fn chunk(cmd: ChunkCmd) -> Result<()> {
+    let (_config, doc, chunks) = chunk_document(&cmd.flags, &cmd.file)?;
+    let recs = records(&chunks, &doc.text);
+    let mut out = Vec::with_capacity(doc.text.len() * 2);
+    match cmd.format {
+        Format::Jsonl => {
+            for r in &recs {
+                serde_json::to_writer(&mut out, r).expect("records serialise");
+                out.push(b'\n');
+            }
+        }
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &recs).expect("records serialise");
+            out.push(b'\n');
+        }
+        Format::Text => {
+            for r in &recs {
+                let heading = if r.meta.headings.is_empty() {
+                    String::new()
+                } else {
+                    format!("  [{}]", r.meta.headings.join(" > "))
+                };
+                let _ = writeln!(
+                    out,
+                    "─── chunk {} · {} {} · bytes {}..{}{heading}",
+                    r.index, r.size, _config.unit, r.start, r.end
+                );
+                out.extend_from_slice(r.text.as_bytes());
+                out.push(b'\n');
+            }
+        }
+    }
+    emit(&out, cmd.output.as_deref())
+}
+
+fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
+    match output {
+        Some(path) => write_atomic(path, bytes),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
+                // A closed pipe (`| head`) is the reader's choice, not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.map_err(|e| Error::Io(format!("standard output: {e}"))),
+            }
+        }
+    }
+}
+
+fn stats(cmd: StatsCmd) -> Result<()> {
+    let (config, doc, chunks) = chunk_document(&cmd.flags, &cmd.file)?;
+    let limit = config.strategy.promises_size_limit().then_some(config.size);
+    let s = Stats::compute(&chunks, &doc.text, limit);
+    let text = if cmd.json {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            file: String,
+            bytes: usize,
+            chars: usize,
+            strategy: String,
+            unit: String,
+            size: usize,
+            overlap: usize,
+            #[serde(flatten)]
+            stats: &'a Stats,
+        }
+        let out = Out {
+            file: cmd.file.display().to_string(),
+            bytes: doc.text.len(),
+            chars: doc.text.chars().count(),
+            strategy: config.strategy.to_string(),
+            unit: config.unit.to_string(),
+            size: config.size,
+            overlap: config.overlap,
+            stats: &s,
+        };
+        serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
+    } else {
+        let unit = config.unit.name();
+        let mut t = String::new();
+        use std::fmt::Write as _;
+        let _ = writeln!(t, "file      {}  ({} bytes, {} chars)", cmd.file.display(), doc.text.len(), doc.text.chars().count());
+        let _ = writeln!(t, "settings  {} · size {} {unit} · overlap {}", config.strategy, config.size, config.overlap);
+        let _ = writeln!(t, "chunks: {}", s.count);
+        let _ = writeln!(t, "size ({unit})  min {}  mean {:.1}  p50 {}  p95 {}  max {}", s.min, s.mean, s.p50, s.p95, s.max);
+        let _ = writeln!(t, "overlap       {} chars in total ({} bytes)", s.overlap_chars, s.overlap_bytes);
+        match limit {
+            Some(l) => {
+                let _ = writeln!(t, "over limit    {} chunk(s) over {l} {unit}", s.over_limit);
+            }
+            None => {
+                let _ = writeln!(t, "over limit    n/a ({} does not promise a size limit)", config.strategy);
+            }
+        }
+        if s.uncovered_chars > 0 {
+            let _ = writeln!(t, "uncovered     {} non-whitespace chars are in no chunk", s.uncovered_chars);
+        }
+        t
+    };
+    emit(text.as_bytes(), None)
+}

@@ -1,0 +1,10 @@
+//! The command line: `chunktui FILE` opens the workbench; subcommands run
+//! headless for pipelines. Every error is one line on stderr and exit code 2.
+
+pub mod args;
+mod commands;
+#[cfg(feature = "embed")]
+pub mod setup;
+
+pub use args::{Cli, ChunkFlags, Command};
+pub use commands::{load_input, run};
