@@ -1,0 +1,148 @@
+//! `langchain-semantic`: LangChain's `SemanticChunker` (langchain-experimental
+//! 0.4), step for step. Given the same embeddings it finds the same
+//! breakpoints and returns the same texts: sentences from
+//! `re.split(sentence_split_regex, text)`, windows of `buffer_size` sentences
+//! joined with `" "`, cosine distances between neighbouring windows, the
+//! threshold from [`super::analysis::DistanceStats`], chunks joined with `" "`
+//! (so [`crate::ChunkMeta::text`] holds them) and `min_chunk_size` in chars.
+
+use super::analysis::{DistanceStats, Threshold};
+use super::{Control, Embedder};
+use crate::chunk::{Chunk, ChunkMeta};
+use crate::config::SemanticOptions;
+use crate::error::{Error, Result};
+use std::ops::Range;
+
+/// LangChain's default `sentence_split_regex`.
+pub const DEFAULT_SPLIT_REGEX: &str = r"(?<=[.?!])\s+";
+
+/// Python's `re.split(pattern, text)` (pattern without groups): the pieces
+/// between matches, as byte ranges (possibly empty).
+pub fn split_sentences(text: &str, pattern: &str) -> Result<Vec<Range<usize>>> {
+    let re = fancy_regex::Regex::new(pattern)
+        .map_err(|e| Error::config(format!("sentence_split_regex '{pattern}' is not a valid regex: {e}")))?;
+    let mut out = Vec::new();
+    let mut last = 0;
+    for m in re.find_iter(text) {
+        let m = m.map_err(|e| Error::config(format!("sentence_split_regex failed: {e}")))?;
+        out.push(last..m.start());
+        last = m.end();
+    }
+    out.push(last..text.len());
+    Ok(out)
+}
+
+/// LangChain's `combine_sentences`: sentence i with `buffer` neighbours, joined with " ".
+pub fn combine(pieces: &[&str], buffer: usize) -> Vec<String> {
+    let n = pieces.len();
+    (0..n)
+        .map(|i| {
+            let mut s = String::new();
+            for p in &pieces[i.saturating_sub(buffer)..i] {
+                s.push_str(p);
+                s.push(' ');
+            }
+            s.push_str(pieces[i]);
+            for p in &pieces[(i + 1).min(n)..(i + 1 + buffer).min(n)] {
+                s.push(' ');
+                s.push_str(p);
+            }
+            s
+        })
+        .collect()
+}
+
+/// The result of LangChain's algorithm before sizes are attached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LcChunk {
+    pub text: String,
+    /// From the first piece's start to the last piece's end in the source.
+    pub range: Range<usize>,
+}
+
+/// Given the pieces and their window embeddings, LangChain's chunks.
+pub fn chunks_from_embeddings(
+    text: &str,
+    pieces: &[Range<usize>],
+    vectors: &[Vec<f32>],
+    t: Threshold,
+    min_chunk_chars: Option<usize>,
+) -> Vec<LcChunk> {
+    let stats = DistanceStats::new(super::analysis::neighbour_distances(vectors));
+    let above = stats.breakpoints(t);
+    let strs: Vec<&str> = pieces.iter().map(|r| &text[r.clone()]).collect();
+    let make = |i: usize, j: usize| LcChunk {
+        text: strs[i..=j].join(" "),
+        range: pieces[i].start..pieces[j].end,
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    for idx in above {
+        if start > idx {
+            continue; // cannot happen with LangChain's monotone indices; kept for safety
+        }
+        let c = make(start, idx);
+        if let Some(min) = min_chunk_chars {
+            if c.text.chars().count() < min {
+                continue;
+            }
+        }
+        out.push(c);
+        start = idx + 1;
+    }
+    if start < pieces.len() {
+        out.push(make(start, pieces.len() - 1));
+    }
+    out
+}
+
+/// LangChain's `SemanticChunker.split_text` over `text` with an embedder.
+pub fn split(text: &str, o: &SemanticOptions, embedder: &dyn Embedder, ctl: Control<'_>) -> Result<Vec<LcChunk>> {
+    let pattern = o.sentence_split_regex.as_deref().unwrap_or(DEFAULT_SPLIT_REGEX);
+    let pieces = split_sentences(text, pattern)?;
+    let t = Threshold::from_options(o);
+    let whole = |pieces: &[Range<usize>]| {
+        pieces.iter().map(|r| LcChunk { text: text[r.clone()].to_string(), range: r.clone() }).collect()
+    };
+    if pieces.len() == 1 {
+        return Ok(whole(&pieces));
+    }
+    if matches!(t, Threshold::Gradient(_)) && pieces.len() == 2 {
+        return Ok(whole(&pieces));
+    }
+    let strs: Vec<&str> = pieces.iter().map(|r| &text[r.clone()]).collect();
+    let combined = combine(&strs, o.buffer_size);
+    let refs: Vec<&str> = combined.iter().map(|s| s.as_str()).collect();
+    let emb = embedder.embed_texts(&refs, ctl)?;
+    let min = if o.min_size > 0 { Some(o.min_size) } else { None };
+    Ok(chunks_from_embeddings(text, &pieces, &emb.vectors, t, min))
+}
+
+/// As [`Chunk`]s: `range` spans the source pieces, `meta.text` the joined text.
+pub fn to_chunks(chunks: Vec<LcChunk>, size_of: impl Fn(&str) -> usize) -> Vec<Chunk> {
+    chunks
+        .into_iter()
+        .map(|c| {
+            let size = size_of(&c.text);
+            Chunk { range: c.range, size, meta: ChunkMeta { text: Some(c.text), ..Default::default() } }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_like_python_re_split() {
+        let t = "One. Two?  Three!\nFour";
+        let p = split_sentences(t, DEFAULT_SPLIT_REGEX).unwrap();
+        let s: Vec<&str> = p.iter().map(|r| &t[r.clone()]).collect();
+        assert_eq!(s, ["One.", "Two?", "Three!", "Four"]);
+        let t = "Ends. ";
+        let p = split_sentences(t, DEFAULT_SPLIT_REGEX).unwrap();
+        let s: Vec<&str> = p.iter().map(|r| &t[r.clone()]).collect();
+        assert_eq!(s, ["Ends.", ""]);
+        assert_eq!(combine(&["a", "b", "c"], 1), ["a b", "a b c", "b c"]);
+    }
+}

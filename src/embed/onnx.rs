@@ -1,0 +1,389 @@
+//! [`OnnxEmbedder`]: a sentence-transformers ONNX export run through ONNX
+//! Runtime, with its `tokenizer.json`.
+//!
+//! - Texts are sorted by token length and batched, each batch padded to its
+//!   own longest text (the tokenizer's fixed padding/truncation is switched off).
+//! - A text longer than the model's input is cut to it and reported in
+//!   [`Embeddings::truncated`]; never silently.
+//! - Intra-op threads = available cores, spinning off.
+//! - Mean pooling over the attention mask (or CLS when the model's pooling
+//!   config says so), then L2 normalisation.
+//!
+//! Settings are read from the model directory when present:
+//! `chunktui-model.json` (`id`, `max_seq_length`, `prefix`, `pooling`; written
+//! by `chunktui setup`), `sentence_bert_config.json` (`max_seq_length`),
+//! `1_Pooling/config.json` (`pooling_mode_*`), `config.json`
+//! (`max_position_embeddings`); [`ModelOptions`] overrides them all.
+
+use super::late::TokenVectors;
+use super::{normalize, Control, Embedder, Embeddings};
+use crate::error::{Error, Result};
+use ort::session::Session;
+use ort::value::Tensor;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    Mean,
+    Cls,
+}
+
+/// Overrides for what the model directory says (or does not say).
+#[derive(Debug, Clone, Default)]
+pub struct ModelOptions {
+    /// Text put before every input, such as e5's `"query: "`.
+    pub prefix: Option<String>,
+    /// Largest input in tokens, specials included.
+    pub max_tokens: Option<usize>,
+    pub pooling: Option<Pooling>,
+    /// Texts per batch (default 32).
+    pub batch_size: Option<usize>,
+    /// Intra-op threads (default: available cores).
+    pub threads: Option<usize>,
+}
+
+/// What was loaded, for display and for caches.
+#[derive(Debug, Clone)]
+pub struct ModelInfo {
+    /// Cache key of the model and its settings.
+    pub id: String,
+    pub dir: PathBuf,
+    pub model_file: PathBuf,
+    pub runtime: PathBuf,
+    pub prefix: String,
+    pub max_tokens: usize,
+    pub pooling: Pooling,
+    pub batch_size: usize,
+    pub threads: usize,
+    pub inputs: Vec<String>,
+}
+
+pub struct OnnxEmbedder {
+    info: ModelInfo,
+    session: Mutex<Session>,
+    tokenizer: tokenizers::Tokenizer,
+    pad_id: u32,
+    token_type_ids: bool,
+    /// Ids before a window of document tokens (specials + prefix) and after it.
+    head: Vec<u32>,
+    tail: Vec<u32>,
+}
+
+impl std::fmt::Debug for OnnxEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnnxEmbedder").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+fn model_err(what: impl std::fmt::Display) -> Error {
+    Error::Model(what.to_string())
+}
+
+fn read_json(path: &Path) -> Option<serde_json::Value> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+impl OnnxEmbedder {
+    /// Load `model_dir` (an ONNX export with `tokenizer.json`). `runtime` is the
+    /// ONNX Runtime library to use; `None` searches for one (see
+    /// [`super::runtime::find`]).
+    pub fn load(model_dir: &Path, runtime: Option<&Path>, opts: &ModelOptions) -> Result<Self> {
+        if !model_dir.is_dir() {
+            return Err(model_err(format!(
+                "no embedding model at {}: run `chunktui setup` for the default model, or pass --model DIR \
+                 (a sentence-transformers ONNX export with tokenizer.json)",
+                model_dir.display()
+            )));
+        }
+        let model_file = ["model.onnx", "onnx/model.onnx", "model_quantized.onnx", "onnx/model_quantized.onnx"]
+            .iter()
+            .map(|n| model_dir.join(n))
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                model_err(format!(
+                    "{} has no model.onnx: run `chunktui setup`, or pass --model DIR with an ONNX export",
+                    model_dir.display()
+                ))
+            })?;
+        let tok_file = model_dir.join("tokenizer.json");
+        if !tok_file.is_file() {
+            return Err(model_err(format!(
+                "{} has no tokenizer.json: export the model's tokenizer next to model.onnx",
+                model_dir.display()
+            )));
+        }
+        let mut tokenizer = tokenizers::Tokenizer::from_file(&tok_file)
+            .map_err(|e| model_err(format!("{} is not a usable tokenizer.json: {e}", tok_file.display())))?;
+        let pad_id = tokenizer
+            .get_padding()
+            .map(|p| p.pad_id)
+            .or_else(|| tokenizer.token_to_id("[PAD]"))
+            .or_else(|| tokenizer.token_to_id("<pad>"))
+            .unwrap_or(0);
+        // Fixed padding (MiniLM: 128) would cost every input 128 tokens, and its
+        // truncation would cut long texts silently: we pad per batch and cut ourselves.
+        tokenizer.with_padding(None);
+        tokenizer.with_truncation(None).map_err(model_err)?;
+
+        let own = read_json(&model_dir.join("chunktui-model.json"));
+        let sbert = read_json(&model_dir.join("sentence_bert_config.json"));
+        let pool_cfg = read_json(&model_dir.join("1_Pooling/config.json"));
+        let hf_cfg = read_json(&model_dir.join("config.json"));
+        let dir_name = model_dir
+            .canonicalize()
+            .unwrap_or_else(|_| model_dir.to_path_buf())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".into());
+
+        let max_tokens = opts
+            .max_tokens
+            .or_else(|| own.as_ref()?.get("max_seq_length")?.as_u64().map(|v| v as usize))
+            .or_else(|| sbert.as_ref()?.get("max_seq_length")?.as_u64().map(|v| v as usize))
+            .or_else(|| hf_cfg.as_ref()?.get("max_position_embeddings")?.as_u64().map(|v| v as usize))
+            .unwrap_or(512)
+            .max(4);
+        let prefix = opts
+            .prefix
+            .clone()
+            .or_else(|| own.as_ref()?.get("prefix")?.as_str().map(String::from))
+            .unwrap_or_else(|| {
+                // e5 models are trained with "query: " / "passage: " prefixes.
+                let lower = dir_name.to_lowercase();
+                if lower.contains("e5") {
+                    "query: ".into()
+                } else {
+                    String::new()
+                }
+            });
+        let pooling = opts.pooling.unwrap_or_else(|| {
+            let cls_own = own.as_ref().and_then(|o| o.get("pooling")?.as_str().map(|s| s == "cls"));
+            let cls_st = pool_cfg.as_ref().and_then(|p| p.get("pooling_mode_cls_token")?.as_bool());
+            if cls_own.or(cls_st).unwrap_or(false) {
+                Pooling::Cls
+            } else {
+                Pooling::Mean
+            }
+        });
+
+        let (runtime_path, env) = super::runtime::environment(runtime)?;
+        let threads = opts
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+        let session = Session::builder(&env)
+            .map_err(model_err)?
+            .with_intra_threads(threads)
+            .map_err(model_err)?
+            .with_intra_op_spinning(false)
+            .map_err(model_err)?
+            .commit_from_file(&model_file)
+            .map_err(|e| model_err(format!("cannot load {}: {e}", model_file.display())))?;
+        let inputs: Vec<String> = session.inputs().iter().map(|i| i.name().to_string()).collect();
+        for need in ["input_ids", "attention_mask"] {
+            if !inputs.iter().any(|i| i == need) {
+                return Err(model_err(format!(
+                    "{} is not a sentence-transformers text encoder: it has no '{need}' input (inputs: {})",
+                    model_file.display(),
+                    inputs.join(", ")
+                )));
+            }
+        }
+        let token_type_ids = inputs.iter().any(|i| i == "token_type_ids");
+
+        // Specials around a window of document tokens, and the prefix tokens.
+        let enc = tokenizer.encode(prefix.as_str(), true).map_err(model_err)?;
+        let (ids, special) = (enc.get_ids(), enc.get_special_tokens_mask());
+        let split = match special.iter().rposition(|&s| s == 0) {
+            Some(last) => last + 1,
+            None => special.iter().position(|&s| s == 1).map_or(0, |_| 1.min(ids.len())),
+        };
+        let (head, tail) = (ids[..split].to_vec(), ids[split..].to_vec());
+
+        let model_hash = {
+            use sha2::{Digest, Sha256};
+            let meta = std::fs::metadata(&model_file).map_err(|e| Error::io(&model_file, &e))?;
+            let mut h = Sha256::new();
+            h.update(meta.len().to_le_bytes());
+            // The first MiB tells exports apart cheaply; size covers the rest.
+            let mut f = std::fs::File::open(&model_file).map_err(|e| Error::io(&model_file, &e))?;
+            let mut buf = vec![0u8; 1 << 20];
+            let n = std::io::Read::read(&mut f, &mut buf).unwrap_or(0);
+            h.update(&buf[..n]);
+            h.update(prefix.as_bytes());
+            h.update((max_tokens as u64).to_le_bytes());
+            h.update([pooling as u8]);
+            let d = h.finalize();
+            d[..6].iter().map(|b| format!("{b:02x}")).collect::<String>()
+        };
+        let id = own
+            .as_ref()
+            .and_then(|o| o.get("id")?.as_str().map(String::from))
+            .unwrap_or(dir_name);
+        let info = ModelInfo {
+            id: format!("{id}-{model_hash}"),
+            dir: model_dir.to_path_buf(),
+            model_file,
+            runtime: runtime_path,
+            prefix,
+            max_tokens,
+            pooling,
+            batch_size: opts.batch_size.unwrap_or(32).max(1),
+            threads,
+            inputs,
+        };
+        Ok(OnnxEmbedder { info, session: Mutex::new(session), tokenizer, pad_id, token_type_ids, head, tail })
+    }
+
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    /// Token ids of `prefix + text` with specials, cut to the max input.
+    /// Returns (ids, was_truncated).
+    fn encode(&self, text: &str) -> Result<(Vec<u32>, bool)> {
+        let input = if self.info.prefix.is_empty() { text.to_string() } else { format!("{}{text}", self.info.prefix) };
+        let enc = self.tokenizer.encode(input, true).map_err(model_err)?;
+        let ids = enc.get_ids();
+        let max = self.info.max_tokens;
+        if ids.len() <= max {
+            return Ok((ids.to_vec(), false));
+        }
+        let keep = max.saturating_sub(self.tail.len());
+        let mut out = ids[..keep].to_vec();
+        out.extend_from_slice(&self.tail);
+        Ok((out, true))
+    }
+
+    /// Run one padded batch; returns the hidden states [b][s][d] flattened and d.
+    fn run(&self, batch: &[&[u32]]) -> Result<(Vec<f32>, usize, usize)> {
+        let b = batch.len();
+        let s = batch.iter().map(|x| x.len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![self.pad_id as i64; b * s];
+        let mut mask = vec![0i64; b * s];
+        for (r, row) in batch.iter().enumerate() {
+            for (c, &id) in row.iter().enumerate() {
+                ids[r * s + c] = id as i64;
+                mask[r * s + c] = 1;
+            }
+        }
+        let shape = vec![b as i64, s as i64];
+        let mut inputs: Vec<(std::borrow::Cow<'_, str>, ort::session::SessionInputValue<'_>)> = vec![
+            ("input_ids".into(), Tensor::from_array((shape.clone(), ids)).map_err(model_err)?.into()),
+            ("attention_mask".into(), Tensor::from_array((shape.clone(), mask)).map_err(model_err)?.into()),
+        ];
+        if self.token_type_ids {
+            inputs.push((
+                "token_type_ids".into(),
+                Tensor::from_array((shape, vec![0i64; b * s])).map_err(model_err)?.into(),
+            ));
+        }
+        let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        let outputs = session.run(inputs).map_err(|e| model_err(format!("model run failed: {e}")))?;
+        let value = match outputs.get("last_hidden_state").or_else(|| outputs.get("token_embeddings")) {
+            Some(v) => v,
+            None => &outputs[0],
+        };
+        let (shape, data) = value.try_extract_tensor::<f32>().map_err(model_err)?;
+        match shape.len() {
+            3 => Ok((data.to_vec(), s, shape[2] as usize)),
+            // Already pooled ([b, d]): treat as one "token" per row.
+            2 => Ok((data.to_vec(), 1, shape[1] as usize)),
+            n => Err(model_err(format!("unexpected model output rank {n}: expected [batch, seq, dim]"))),
+        }
+    }
+
+    fn pool(&self, hidden: &[f32], seq: usize, dim: usize, row: usize, len: usize) -> Vec<f32> {
+        let base = row * seq * dim;
+        let mut v = vec![0f32; dim];
+        if seq == 1 || self.info.pooling == Pooling::Cls {
+            v.copy_from_slice(&hidden[base..base + dim]);
+        } else {
+            for t in 0..len.min(seq) {
+                let tok = &hidden[base + t * dim..base + (t + 1) * dim];
+                v.iter_mut().zip(tok).for_each(|(a, b)| *a += b);
+            }
+            let n = len.max(1) as f32;
+            v.iter_mut().for_each(|a| *a /= n);
+        }
+        normalize(&mut v);
+        v
+    }
+}
+
+impl Embedder for OnnxEmbedder {
+    fn model_id(&self) -> &str {
+        &self.info.id
+    }
+
+    fn max_input_tokens(&self) -> Option<usize> {
+        Some(self.info.max_tokens)
+    }
+
+    fn embed_texts(&self, texts: &[&str], ctl: Control<'_>) -> Result<Embeddings> {
+        let total = texts.len();
+        let mut encoded = Vec::with_capacity(total);
+        let mut truncated = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            let (ids, cut) = self.encode(t)?;
+            if cut {
+                truncated.push(i);
+            }
+            encoded.push(ids);
+        }
+        // Similar lengths together: little padding.
+        let mut order: Vec<usize> = (0..total).collect();
+        order.sort_by_key(|&i| encoded[i].len());
+        let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); total];
+        // Cap tokens per batch too, so a batch of long texts stays small.
+        let token_budget = self.info.batch_size * 64;
+        let mut done = 0;
+        let mut start = 0;
+        while start < total {
+            ctl.check()?;
+            let mut end = start + 1;
+            while end < total
+                && end - start < self.info.batch_size
+                && (end - start + 1) * encoded[order[end]].len() <= token_budget.max(encoded[order[end]].len())
+            {
+                end += 1;
+            }
+            let rows: Vec<&[u32]> = order[start..end].iter().map(|&i| encoded[i].as_slice()).collect();
+            let (hidden, seq, dim) = self.run(&rows)?;
+            for (r, &i) in order[start..end].iter().enumerate() {
+                vectors[i] = self.pool(&hidden, seq, dim, r, encoded[i].len());
+            }
+            done += end - start;
+            (ctl.progress)(done, total);
+            start = end;
+        }
+        Ok(Embeddings { vectors, truncated })
+    }
+
+    fn token_vectors(&self, text: &str, ctl: Control<'_>) -> Result<TokenVectors> {
+        let enc = self.tokenizer.encode(text, false).map_err(model_err)?;
+        let ids = enc.get_ids().to_vec();
+        let spans: Vec<(usize, usize)> = enc.get_offsets().to_vec();
+        let room = self.info.max_tokens.saturating_sub(self.head.len() + self.tail.len()).max(8);
+        let windows = super::late::windows(ids.len(), room, room / 4);
+        let mut dim = 0;
+        let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
+        for (w, win) in windows.iter().enumerate() {
+            ctl.check()?;
+            let mut row = self.head.clone();
+            row.extend_from_slice(&ids[win.range.clone()]);
+            row.extend_from_slice(&self.tail);
+            let (hidden, seq, d) = self.run(&[row.as_slice()])?;
+            dim = d;
+            if seq == 1 {
+                return Err(model_err("this model outputs pooled vectors only: late chunking needs token vectors"));
+            }
+            for t in win.keep.clone() {
+                let pos = self.head.len() + (t - win.range.start);
+                vectors[t] = hidden[pos * d..(pos + 1) * d].to_vec();
+            }
+            (ctl.progress)(w + 1, windows.len());
+        }
+        Ok(TokenVectors { spans, vectors, dim, windows: windows.len() })
+    }
+}
