@@ -54,6 +54,9 @@ pub struct OpenArgs {
     /// Second configuration for side-by-side comparison (pane B).
     #[arg(long, value_name = "CFG")]
     pub compare: Option<PathBuf>,
+    /// The embedding model's input limit in tokens: chunks with more tokens are flagged.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<usize>,
 }
 
 #[derive(Subcommand, Debug)]

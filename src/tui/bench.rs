@@ -1,4 +1,4 @@
-//! `chunktui bench` (placeholder).
+//! `chunktui bench` (filled in below).
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {}

@@ -1,12 +1,113 @@
-//! The interactive workbench (placeholder until the workbench work lands).
+//! The workbench (`chunktui FILE`): an Elm-style loop. One [`model::Model`],
+//! messages from input and worker threads, a pure [`update::update`] that
+//! returns commands, and a pure [`view::draw`]. Chunking, highlighting and
+//! file reading run on worker threads ([`worker`]); the newest request wins.
 
 pub mod bench;
+pub mod export;
+pub mod keymap;
+pub mod layout;
+pub mod model;
+pub mod msg;
+pub mod params;
+pub mod theme;
+pub mod update;
+pub mod view;
+pub mod worker;
 
 use crate::cli::args::OpenArgs;
 use crate::config::ChunkConfig;
+use crate::document::Document;
 use crate::error::{Error, Result};
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use model::Model;
+use msg::Msg;
+use ratatui::layout::Rect;
 use std::path::Path;
+use theme::Theme;
+use worker::Runtime;
 
-pub fn run(_file: &Path, _config: ChunkConfig, _open: &OpenArgs, _lossy: bool) -> Result<()> {
-    Err(Error::input("the workbench is not available yet"))
+/// Everything the workbench needs before the terminal is touched; errors here
+/// are printed by `main` as one line (exit 2) on a normal screen.
+pub struct Setup {
+    pub model: Model,
+    pub theme: Theme,
+}
+
+pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, screen: Rect) -> Result<Setup> {
+    let doc = Document::load(file, lossy)?;
+    let theme = Theme::resolve(open.theme.as_deref(), Theme::no_color_env())?;
+    let keymap = keymap::Keymap::load(open.keymap.as_deref())?;
+    let b = match &open.compare {
+        Some(p) => ChunkConfig::load(p)?,
+        None => config.clone(),
+    };
+    let replaced = doc.replaced_invalid_bytes;
+    let mut model = Model::new(doc, config, b, screen);
+    model.keymap = keymap;
+    model.max_tokens = open.max_tokens;
+    model.compare = open.compare.is_some();
+    update::relayout(&mut model);
+    if replaced > 0 {
+        model.status.text = format!("replaced {replaced} invalid UTF-8 sequence(s) with U+FFFD");
+    }
+    Ok(Setup { model, theme })
+}
+
+pub fn run(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool) -> Result<()> {
+    let (w, h) = crossterm::terminal::size().unwrap_or((80, 24));
+    let Setup { mut model, theme } = prepare(file, config, open, lossy, Rect::new(0, 0, w, h))?;
+    let mut rt = Runtime::new(theme.syntect.clone());
+    if let Err(e) = rt.watch(file, lossy) {
+        model.status = model::Status { text: format!("{e}: edits will not reload"), error: true };
+    }
+    let mut terminal = ratatui::try_init().map_err(|e| Error::Io(format!("cannot open the terminal: {e}")))?;
+    // ratatui's hook restores the screen; ours turns mouse reporting off first.
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+        prev(info);
+    }));
+    let _ = crossterm::execute!(std::io::stdout(), EnableMouseCapture);
+    let input = rt.sender();
+    std::thread::Builder::new()
+        .name("input".into())
+        .spawn(move || loop {
+            let msg = match event::read() {
+                Ok(Event::Key(k)) => Msg::KeyPressed(k),
+                Ok(Event::Mouse(m)) => Msg::MouseUsed(m),
+                Ok(Event::Resize(w, h)) => Msg::Resized(w, h),
+                Ok(_) => continue,
+                Err(_) => return,
+            };
+            if input.send(msg).is_err() {
+                return;
+            }
+        })
+        .map_err(|e| Error::Io(format!("cannot start the input thread: {e}")))?;
+    let result = event_loop(&mut terminal, &mut model, &theme, &rt);
+    let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(terminal: &mut ratatui::DefaultTerminal, model: &mut Model, theme: &Theme, rt: &Runtime) -> Result<()> {
+    for cmd in update::start(model) {
+        rt.exec(cmd);
+    }
+    loop {
+        terminal
+            .draw(|f| view::draw(model, theme, f))
+            .map_err(|e| Error::Io(format!("cannot draw: {e}")))?;
+        let Ok(first) = rt.rx.recv() else { return Ok(()) };
+        // Drain everything queued, then draw once.
+        for msg in std::iter::once(first).chain(rt.rx.try_iter()) {
+            for cmd in update::update(model, msg) {
+                rt.exec(cmd);
+            }
+        }
+        if model.quit {
+            return Ok(());
+        }
+    }
 }

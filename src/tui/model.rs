@@ -1,0 +1,161 @@
+//! The one Model: everything the screen shows, nothing the runtime owns
+//! (threads, terminal). `update` changes it; `view` reads it.
+
+use super::keymap::Keymap;
+use super::layout::Layout;
+use super::msg::ExportKind;
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::document::{DocKind, Document};
+use crate::stats::Stats;
+use ratatui::layout::Rect;
+use ratatui::style::Color;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One configuration and the chunks it produced (pane A, or B when comparing).
+#[derive(Debug, Clone)]
+pub struct Pane {
+    pub config: ChunkConfig,
+    /// Revision of the newest chunk request; results for older ones are dropped.
+    pub rev: u64,
+    /// Revision of the chunks on screen (`rev` when up to date).
+    pub shown_rev: u64,
+    pub chunks: Arc<Vec<Chunk>>,
+    pub stats: Stats,
+    /// Standalone token counts under `config.tokenizer`, once computed.
+    pub tokens: Option<Vec<usize>>,
+    pub error: Option<String>,
+}
+
+impl Pane {
+    pub fn new(config: ChunkConfig) -> Pane {
+        Pane {
+            config,
+            rev: 0,
+            shown_rev: 0,
+            chunks: Arc::new(Vec::new()),
+            stats: Stats::default(),
+            tokens: None,
+            error: None,
+        }
+    }
+
+    /// A chunk request is on its way.
+    pub fn pending(&self) -> bool {
+        self.shown_rev != self.rev && self.error.is_none()
+    }
+
+    /// The size limit chunks are held to, if the strategy promises one.
+    pub fn limit(&self) -> Option<usize> {
+        self.config.strategy.promises_size_limit().then_some(self.config.size)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Normal,
+    Help,
+    Search(String),
+    ExportPath { input: String, kind: ExportKind },
+    ConfirmOverwrite { path: PathBuf, kind: ExportKind },
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Status {
+    pub text: String,
+    pub error: bool,
+}
+
+/// Syntax foreground colours: runs of (start byte, colour), sorted.
+#[derive(Debug, Clone, Default)]
+pub struct Highlight {
+    pub doc_rev: u64,
+    pub runs: Vec<(u32, Color)>,
+    pub done: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub text: Arc<str>,
+    pub kind: DocKind,
+    pub path: PathBuf,
+    /// Bumped when the file is reloaded with new content.
+    pub doc_rev: u64,
+    pub panes: [Pane; 2],
+    pub compare: bool,
+    /// The pane the parameter keys edit.
+    pub active: usize,
+    /// First visual line on screen.
+    pub top: usize,
+    pub selected: Option<usize>,
+    pub layout: Arc<Layout>,
+    pub screen: Rect,
+    pub highlight: Highlight,
+    pub mode: Mode,
+    pub status: Status,
+    pub last_search: Option<String>,
+    /// Tokenizers `t` cycles through.
+    pub tokenizers: Vec<String>,
+    /// The embedding model's input limit in tokens: chunks over it are flagged.
+    pub max_tokens: Option<usize>,
+    pub keymap: Keymap,
+    pub quit: bool,
+}
+
+impl Model {
+    pub fn new(doc: Document, a: ChunkConfig, b: ChunkConfig, screen: Rect) -> Model {
+        let mut tokenizers: Vec<String> = crate::size::BUILTIN_TOKENIZERS.iter().map(|s| s.to_string()).collect();
+        for t in [&a.tokenizer, &b.tokenizer] {
+            if !tokenizers.contains(t) {
+                tokenizers.push(t.clone());
+            }
+        }
+        let mut m = Model {
+            text: Arc::from(doc.text),
+            kind: doc.kind,
+            path: doc.path.unwrap_or_else(|| PathBuf::from("untitled")),
+            doc_rev: 0,
+            panes: [Pane::new(a), Pane::new(b)],
+            compare: false,
+            active: 0,
+            top: 0,
+            selected: None,
+            layout: Arc::new(Layout::default()),
+            screen,
+            highlight: Highlight::default(),
+            mode: Mode::Normal,
+            status: Status::default(),
+            last_search: None,
+            tokenizers,
+            max_tokens: None,
+            keymap: Keymap::default(),
+            quit: false,
+        };
+        super::update::relayout(&mut m);
+        m
+    }
+
+    pub fn pane(&self) -> &Pane {
+        &self.panes[self.active]
+    }
+
+    /// Panes on screen: A, or A and B.
+    pub fn visible_panes(&self) -> usize {
+        if self.compare {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// The syntax name for the highlighter (by extension, then by kind).
+    pub fn syntax(&self) -> Option<String> {
+        let ext = self.path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
+        match self.kind {
+            DocKind::Markdown => Some("md".into()),
+            DocKind::Code | DocKind::Html => ext,
+            DocKind::Text => None,
+        }
+    }
+}

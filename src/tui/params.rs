@@ -1,0 +1,106 @@
+//! Parameter changes bound to keys: each edits the active pane's config in a
+//! way that stays valid (overlap below size, size at least 1).
+
+use super::keymap::Action;
+use crate::config::{ChunkConfig, StrategyKind, Unit};
+use crate::strategy::recursive::PRESETS;
+
+/// A small size step that feels right at this size.
+pub fn step(size: usize) -> usize {
+    match size {
+        0..=20 => 1,
+        21..=100 => 5,
+        101..=500 => 10,
+        501..=2000 => 50,
+        _ => 100,
+    }
+}
+
+fn next<T: PartialEq + Copy>(list: &[T], cur: T) -> T {
+    let i = list.iter().position(|x| *x == cur).map_or(0, |i| (i + 1) % list.len());
+    list[i]
+}
+
+pub fn non_model_strategies() -> Vec<StrategyKind> {
+    StrategyKind::ALL.into_iter().filter(|k| !k.needs_model()).collect()
+}
+
+/// Apply a parameter action; returns a one-line description of the change,
+/// or None when `action` is not a parameter action.
+pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Option<String> {
+    let st = step(c.size);
+    let msg = match action {
+        Action::SizeUp | Action::SizeUpBig => {
+            c.size += if action == Action::SizeUp { st } else { st * 10 };
+            format!("size {} {}", c.size, c.unit)
+        }
+        Action::SizeDown | Action::SizeDownBig => {
+            let by = if action == Action::SizeDown { step(c.size.saturating_sub(1)) } else { st * 10 };
+            c.size = c.size.saturating_sub(by).max(1);
+            if c.overlap >= c.size {
+                c.overlap = c.size - 1;
+            }
+            format!("size {} {}", c.size, c.unit)
+        }
+        Action::OverlapUp | Action::OverlapUpBig => {
+            let by = if action == Action::OverlapUp { st } else { st * 10 };
+            c.overlap = (c.overlap + by).min(c.size.saturating_sub(1));
+            format!("overlap {} {}", c.overlap, c.unit)
+        }
+        Action::OverlapDown | Action::OverlapDownBig => {
+            let by = if action == Action::OverlapDown { st } else { st * 10 };
+            c.overlap = c.overlap.saturating_sub(by);
+            format!("overlap {} {}", c.overlap, c.unit)
+        }
+        Action::CycleStrategy => {
+            c.strategy = next(&non_model_strategies(), c.strategy);
+            format!("strategy {}", c.strategy)
+        }
+        Action::CycleStrategyAll => {
+            c.strategy = next(&StrategyKind::ALL, c.strategy);
+            format!("strategy {}", c.strategy)
+        }
+        Action::CycleUnit => {
+            c.unit = next(&Unit::ALL, c.unit);
+            format!("unit {}", c.unit)
+        }
+        Action::CycleTokenizer => {
+            let i = tokenizers.iter().position(|t| *t == c.tokenizer).map_or(0, |i| (i + 1) % tokenizers.len());
+            c.tokenizer = tokenizers[i].clone();
+            format!("tokenizer {}", c.tokenizer)
+        }
+        Action::CyclePreset => {
+            c.recursive.preset = next(&PRESETS, c.recursive.preset.as_str()).to_string();
+            c.recursive.separators = None;
+            format!("separators preset {}", c.recursive.preset)
+        }
+        Action::CycleOption => cycle_option(c),
+        Action::CycleMaxSentences => {
+            c.sentence.max_sentences = next(&[0, 1, 3, 5, 10], c.sentence.max_sentences);
+            format!("sentence max_sentences {} (0 = size only)", c.sentence.max_sentences)
+        }
+        _ => return None,
+    };
+    Some(msg)
+}
+
+fn cycle_option(c: &mut ChunkConfig) -> String {
+    use StrategyKind::*;
+    match c.strategy {
+        Sentence => {
+            c.sentence.overlap_sentences = (c.sentence.overlap_sentences + 1) % 4;
+            format!("sentence overlap_sentences {}", c.sentence.overlap_sentences)
+        }
+        Markdown => {
+            let options: [&[u8]; 4] = [&[1, 2, 3], &[1, 2], &[1], &[1, 2, 3, 4, 5, 6]];
+            let i = options.iter().position(|o| *o == c.markdown.levels.as_slice()).map_or(0, |i| (i + 1) % options.len());
+            c.markdown.levels = options[i].to_vec();
+            format!("markdown levels {:?}", c.markdown.levels)
+        }
+        LangchainCharacter | LangchainRecursive | LangchainToken | LangchainMarkdownHeader => {
+            c.langchain.strip_whitespace = !c.langchain.strip_whitespace;
+            format!("langchain strip_whitespace {}", c.langchain.strip_whitespace)
+        }
+        other => format!("strategy {other} has no option to cycle"),
+    }
+}

@@ -1,0 +1,350 @@
+//! `update(model, msg) -> commands`: the only place the model changes. Pure:
+//! no I/O, no threads, no terminal; tests drive it directly.
+
+use super::keymap::Action;
+use super::layout::Layout;
+use super::model::{Highlight, Mode, Model, Status};
+use super::msg::{Cmd, ExportKind, Msg};
+use super::view::{self, side};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
+    match msg {
+        Msg::KeyPressed(k) if k.kind != KeyEventKind::Release => key(m, k),
+        Msg::KeyPressed(_) => vec![],
+        Msg::MouseUsed(e) => {
+            mouse(m, e);
+            vec![]
+        }
+        Msg::Resized(w, h) => {
+            m.screen = Rect::new(0, 0, w, h);
+            relayout(m);
+            vec![]
+        }
+        Msg::Chunked { pane, rev, result } => {
+            let Some(p) = m.panes.get_mut(pane).filter(|p| p.rev == rev) else { return vec![] };
+            match result {
+                Ok((chunks, stats)) => {
+                    p.chunks = chunks;
+                    p.stats = stats;
+                    p.tokens = None;
+                    p.error = None;
+                    p.shown_rev = rev;
+                    if let Some(s) = m.selected {
+                        m.selected = Some(s.min(m.panes[m.active].chunks.len().saturating_sub(1)));
+                    }
+                }
+                Err(e) => {
+                    p.error = Some(e.clone());
+                    set_error(m, e);
+                }
+            }
+            vec![]
+        }
+        Msg::TokensCounted { pane, rev, counts } => {
+            if let Some(p) = m.panes.get_mut(pane).filter(|p| p.rev == rev && p.shown_rev == rev) {
+                p.tokens = Some(counts);
+            }
+            vec![]
+        }
+        Msg::Highlighted { doc_rev, runs, done } => {
+            if doc_rev == m.doc_rev {
+                if m.highlight.doc_rev != doc_rev {
+                    m.highlight = Highlight { doc_rev, ..Default::default() };
+                }
+                m.highlight.runs.extend(runs);
+                m.highlight.done = done;
+            }
+            vec![]
+        }
+        Msg::FileReloaded(Ok(doc)) => {
+            if *doc.text == *m.text {
+                if m.status.error {
+                    set_status(m, format!("{} is back", m.path.display()));
+                }
+                return vec![];
+            }
+            let anchor = m.layout.start_of(m.top);
+            m.text = Arc::from(doc.text);
+            m.kind = doc.kind;
+            m.doc_rev += 1;
+            let anchor = crate::size::floor_char_boundary(&m.text, anchor.min(m.text.len()));
+            relayout_at(m, anchor);
+            set_status(m, format!("reloaded {} ({} bytes)", m.path.display(), m.text.len()));
+            start(m)
+        }
+        Msg::FileReloaded(Err(e)) => {
+            set_error(m, format!("{e} (showing the last good version)"));
+            vec![]
+        }
+        Msg::ExportConflicted { path, kind } => {
+            m.mode = Mode::ConfirmOverwrite { path, kind };
+            vec![]
+        }
+        Msg::Exported(Ok(path)) => {
+            set_status(m, format!("wrote {}", path.display()));
+            vec![]
+        }
+        Msg::Exported(Err(e)) => {
+            set_error(m, format!("export failed: {e}"));
+            vec![]
+        }
+    }
+}
+
+/// The work to do at start and after a reload: chunk both panes, highlight.
+pub fn start(m: &mut Model) -> Vec<Cmd> {
+    let mut cmds = vec![rechunk(m, 0), rechunk(m, 1)];
+    m.highlight = Highlight::default();
+    cmds.push(Cmd::Highlight { doc_rev: m.doc_rev, text: m.text.clone(), syntax: m.syntax() });
+    cmds
+}
+
+fn rechunk(m: &mut Model, pane: usize) -> Cmd {
+    let p = &mut m.panes[pane];
+    p.rev += 1;
+    p.error = None;
+    Cmd::Rechunk { pane, rev: p.rev, config: p.config.clone(), text: m.text.clone() }
+}
+
+fn set_status(m: &mut Model, text: String) {
+    m.status = Status { text, error: false };
+}
+
+fn set_error(m: &mut Model, text: String) {
+    m.status = Status { text: text.lines().next().unwrap_or("").to_string(), error: true };
+}
+
+/// Re-wrap the text if the pane width or the document changed, keeping the
+/// first visible byte on screen.
+pub fn relayout(m: &mut Model) {
+    let anchor = m.layout.start_of(m.top);
+    relayout_at(m, anchor);
+}
+
+fn relayout_at(m: &mut Model, anchor: usize) {
+    let w = view::regions(m.screen, m.compare).text_width();
+    if m.layout.width != w || m.layout.doc_rev != m.doc_rev || m.layout.is_empty() {
+        m.layout = Arc::new(Layout::new(&m.text, w, m.doc_rev));
+        m.top = m.layout.line_of(anchor);
+    }
+    clamp_top(m);
+}
+
+fn page(m: &Model) -> usize {
+    view::regions(m.screen, m.compare).text_height()
+}
+
+fn clamp_top(m: &mut Model) {
+    m.top = m.top.min(m.layout.len().saturating_sub(page(m)));
+}
+
+fn scroll_by(m: &mut Model, delta: isize) {
+    m.top = m.top.saturating_add_signed(delta);
+    clamp_top(m);
+}
+
+fn select(m: &mut Model, k: usize) {
+    let Some(c) = m.pane().chunks.get(k) else { return };
+    let (start, size, chars) = (c.range.start, c.size, c.text(&m.text).chars().count());
+    let line = m.layout.line_of(start);
+    m.selected = Some(k);
+    if line < m.top || line >= m.top + page(m) {
+        m.top = line.saturating_sub(2);
+        clamp_top(m);
+    }
+    set_status(m, format!("chunk {k}: {size} {}, {chars} chars", m.pane().config.unit));
+}
+
+fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
+    match m.mode.clone() {
+        Mode::Normal => {}
+        Mode::Help => {
+            m.mode = Mode::Normal;
+            return vec![];
+        }
+        Mode::Search(mut q) => {
+            match k.code {
+                KeyCode::Esc => m.mode = Mode::Normal,
+                KeyCode::Enter => {
+                    m.mode = Mode::Normal;
+                    search(m, q);
+                }
+                KeyCode::Backspace => {
+                    q.pop();
+                    m.mode = Mode::Search(q);
+                }
+                KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
+                    q.push(c);
+                    m.mode = Mode::Search(q);
+                }
+                _ => {}
+            }
+            return vec![];
+        }
+        Mode::ExportPath { mut input, kind } => {
+            match k.code {
+                KeyCode::Esc => {
+                    m.mode = Mode::Normal;
+                    set_status(m, "export cancelled".into());
+                }
+                KeyCode::Enter if !input.trim().is_empty() => {
+                    m.mode = Mode::Normal;
+                    return vec![export(m, PathBuf::from(input.trim()), kind, false)];
+                }
+                KeyCode::Backspace => {
+                    input.pop();
+                    m.mode = Mode::ExportPath { input, kind };
+                }
+                KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
+                    input.push(c);
+                    m.mode = Mode::ExportPath { input, kind };
+                }
+                _ => {}
+            }
+            return vec![];
+        }
+        Mode::ConfirmOverwrite { path, kind } => {
+            m.mode = Mode::Normal;
+            if matches!(k.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
+                return vec![export(m, path, kind, true)];
+            }
+            set_status(m, format!("not written: {} already exists", path.display()));
+            return vec![];
+        }
+    }
+    let Some(action) = m.keymap.action(&k) else { return vec![] };
+    action_(m, action)
+}
+
+/// What a bound action does in normal mode.
+pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
+    let pg = page(m).saturating_sub(1).max(1) as isize;
+    match action {
+        Action::Quit => m.quit = true,
+        Action::Help => m.mode = Mode::Help,
+        Action::ScrollUp => scroll_by(m, -1),
+        Action::ScrollDown => scroll_by(m, 1),
+        Action::PageUp => scroll_by(m, -pg),
+        Action::PageDown => scroll_by(m, pg),
+        Action::Top => m.top = 0,
+        Action::Bottom => scroll_by(m, isize::MAX / 2),
+        Action::NextChunk | Action::PrevChunk => {
+            let chunks = &m.pane().chunks;
+            if chunks.is_empty() {
+                return vec![];
+            }
+            let top_byte = m.layout.start_of(m.top);
+            let k = match (m.selected, action) {
+                (Some(s), Action::NextChunk) => (s + 1).min(chunks.len() - 1),
+                (Some(s), _) => s.saturating_sub(1),
+                (None, _) => chunks.partition_point(|c| c.range.start < top_byte).min(chunks.len() - 1),
+            };
+            select(m, k);
+        }
+        Action::Search => m.mode = Mode::Search(String::new()),
+        Action::ExportConfig => m.mode = Mode::ExportPath { input: super::export::default_path(&m.path, ExportKind::Config), kind: ExportKind::Config },
+        Action::ExportChunks => m.mode = Mode::ExportPath { input: super::export::default_path(&m.path, ExportKind::Chunks), kind: ExportKind::Chunks },
+        Action::ToggleCompare => {
+            m.compare = !m.compare;
+            if !m.compare {
+                m.active = 0;
+            }
+            relayout(m);
+            let msg = if m.compare { "comparing A and B: Tab switches the pane the keys edit" } else { "comparison off" };
+            set_status(m, msg.into());
+        }
+        Action::SwitchPane if m.compare => {
+            m.active ^= 1;
+            set_status(m, format!("keys now edit pane {}", ["A", "B"][m.active]));
+        }
+        Action::SwitchPane => set_status(m, "no second pane: press c to compare".into()),
+        Action::CopyToOtherPane => {
+            let other = m.active ^ 1;
+            m.panes[other].config = m.pane().config.clone();
+            set_status(m, format!("copied {} to {}", ["A", "B"][m.active], ["A", "B"][other]));
+            return vec![rechunk(m, other)];
+        }
+        Action::None => {}
+        param => {
+            let active = m.active;
+            let tokenizers = m.tokenizers.clone();
+            if let Some(msg) = super::params::apply(&mut m.panes[active].config, param, &tokenizers) {
+                let msg = if m.compare { format!("{}: {msg}", ["A", "B"][active]) } else { msg };
+                set_status(m, msg);
+                return vec![rechunk(m, active)];
+            }
+        }
+    }
+    vec![]
+}
+
+fn search(m: &mut Model, q: String) {
+    let q = if q.is_empty() { m.last_search.clone().unwrap_or_default() } else { q };
+    if q.is_empty() {
+        return;
+    }
+    m.last_search = Some(q.clone());
+    let from = m.selected.and_then(|s| m.pane().chunks.get(s)).map_or(m.layout.start_of(m.top), |c| c.range.start) + 1;
+    let from = crate::size::ceil_char_boundary(&m.text, from.min(m.text.len()));
+    let found = m.text[from..].find(&q).map(|i| i + from).or_else(|| m.text.find(&q));
+    match found {
+        Some(b) => {
+            let chunks = &m.pane().chunks;
+            let k = chunks.partition_point(|c| c.range.end <= b);
+            if k < chunks.len() {
+                select(m, k);
+            }
+            let line = m.layout.line_of(b);
+            if line < m.top || line >= m.top + page(m) {
+                m.top = line.saturating_sub(2);
+                clamp_top(m);
+            }
+            set_status(m, format!("found '{q}' at byte {b}"));
+        }
+        None => set_error(m, format!("'{q}' not found")),
+    }
+}
+
+fn export(m: &mut Model, path: PathBuf, kind: ExportKind, overwrite: bool) -> Cmd {
+    set_status(m, format!("writing {}…", path.display()));
+    let p = m.pane();
+    Cmd::Export { path, kind, overwrite, config: p.config.clone(), chunks: p.chunks.clone(), text: m.text.clone() }
+}
+
+fn mouse(m: &mut Model, e: MouseEvent) {
+    match e.kind {
+        MouseEventKind::ScrollUp => scroll_by(m, -3),
+        MouseEventKind::ScrollDown => scroll_by(m, 3),
+        MouseEventKind::Down(MouseButton::Left) if m.mode == Mode::Normal => {
+            let g = view::regions(m.screen, m.compare);
+            let pos = Position::new(e.column, e.row);
+            for p in 0..m.visible_panes() {
+                let d = g.docs[p];
+                if d.contains(pos) {
+                    let gw = view::gutter_width(d.width);
+                    let line = m.top + (e.row - d.y) as usize;
+                    let col = e.column.saturating_sub(d.x + gw) as usize;
+                    if let Some(b) = m.layout.byte_at(&m.text, line, col) {
+                        m.active = p;
+                        let k = m.pane().chunks.partition_point(|c| c.range.end <= b);
+                        if m.pane().chunks.get(k).is_some_and(|c| c.range.start <= b) {
+                            select(m, k);
+                        }
+                    }
+                    return;
+                }
+            }
+            let l = g.list;
+            if l.contains(pos) && e.row >= l.y + 2 && e.row + 1 < l.y + l.height {
+                let rows = l.height.saturating_sub(3) as usize;
+                let k = side::list_offset(m, rows) + (e.row - l.y - 2) as usize;
+                select(m, k);
+            }
+        }
+        _ => {}
+    }
+}

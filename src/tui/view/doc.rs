@@ -1,0 +1,162 @@
+//! The document pane: the text wrapped by display width, every chunk on its
+//! own background, overlaps in their own style, chunk starts numbered in the
+//! gutter, syntax colours as foreground.
+
+use super::gutter_width;
+use crate::chunk::Chunk;
+use crate::tui::layout::char_width;
+use crate::tui::model::Model;
+use crate::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+
+/// Which chunks cover a byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cover {
+    None,
+    One(usize),
+    /// Shared by chunk k and chunk k + 1.
+    Overlap(usize),
+}
+
+/// Walks forward through sorted chunks; O(1) amortised per byte.
+pub struct CoverCursor<'a> {
+    chunks: &'a [Chunk],
+    i: usize,
+}
+
+impl<'a> CoverCursor<'a> {
+    pub fn new(chunks: &'a [Chunk], from: usize) -> Self {
+        CoverCursor { chunks, i: chunks.partition_point(|c| c.range.end <= from) }
+    }
+
+    pub fn at(&mut self, p: usize) -> Cover {
+        let n = self.chunks.len();
+        while self.i < n && self.chunks[self.i].range.end <= p {
+            self.i += 1;
+        }
+        if self.i >= n || self.chunks[self.i].range.start > p {
+            return Cover::None;
+        }
+        let next = self.chunks.get(self.i + 1);
+        if next.is_some_and(|c| c.range.start <= p && c.range.end > p) {
+            Cover::Overlap(self.i)
+        } else {
+            Cover::One(self.i)
+        }
+    }
+}
+
+/// The style of a cell: chunk background (or overlap band), syntax foreground.
+pub fn cell_style(theme: &Theme, cover: Cover, selected: Option<usize>, syntax: Option<Color>) -> Style {
+    match cover {
+        Cover::None => syntax.map_or(theme.text, |c| theme.text.fg(c)),
+        Cover::One(k) => {
+            let base = if selected == Some(k) { theme.selected } else { theme.chunk(k) };
+            syntax.map_or(base, |c| base.fg(c))
+        }
+        Cover::Overlap(k) => {
+            if selected == Some(k) || selected == Some(k + 1) {
+                theme.overlap.add_modifier(Modifier::BOLD)
+            } else {
+                theme.overlap
+            }
+        }
+    }
+}
+
+struct SyntaxCursor<'a> {
+    runs: &'a [(u32, Color)],
+    j: usize,
+}
+
+impl<'a> SyntaxCursor<'a> {
+    fn at(&mut self, p: usize) -> Option<Color> {
+        while self.j + 1 < self.runs.len() && self.runs[self.j + 1].0 as usize <= p {
+            self.j += 1;
+        }
+        self.runs.get(self.j).filter(|r| r.0 as usize <= p).map(|r| r.1)
+    }
+}
+
+pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let text: &str = &m.text;
+    let layout = &m.layout;
+    let chunks: &[Chunk] = &m.panes[pane].chunks;
+    let gw = gutter_width(area.width);
+    let first = layout.start_of(m.top);
+    let mut cover = CoverCursor::new(chunks, first);
+    let runs: &[(u32, Color)] =
+        if m.highlight.doc_rev == m.doc_rev && !theme.no_color { &m.highlight.runs } else { &[] };
+    let mut syntax = SyntaxCursor { runs, j: runs.partition_point(|r| r.0 as usize <= first).saturating_sub(1) };
+    let selected = m.selected.filter(|_| pane == m.active || !m.compare);
+    let max_x = area.x + area.width;
+    let mut tmp = [0u8; 4];
+    for row in 0..area.height {
+        let li = m.top + row as usize;
+        let Some(&(s, e)) = layout.lines.get(li) else { break };
+        let (s, e) = (s as usize, e as usize);
+        let y = area.y + row;
+        if gw > 0 {
+            gutter(chunks, theme, selected, s, layout.start_of(li + 1).max(e + 1), Rect::new(area.x, y, gw, 1), buf);
+        }
+        let mut x = area.x + gw;
+        let mut last_x = None;
+        for (i, c) in text[s..e].char_indices() {
+            let b = s + i;
+            let w = char_width(c) as u16;
+            if w == 0 {
+                // Combining marks join the previous cell; other controls are not drawn.
+                if let (Some(px), false) = (last_x, c.is_control()) {
+                    let cell = &mut buf[(px, y)];
+                    let sym = format!("{}{c}", cell.symbol());
+                    cell.set_symbol(&sym);
+                }
+                continue;
+            }
+            if x + w > max_x {
+                break;
+            }
+            let style = cell_style(theme, cover.at(b), selected, syntax.at(b));
+            if c == '\t' {
+                for k in 0..w {
+                    buf[(x + k, y)].set_symbol(" ").set_style(style);
+                }
+            } else {
+                buf.set_stringn(x, y, c.encode_utf8(&mut tmp), w as usize, style);
+            }
+            last_x = Some(x);
+            x += w;
+        }
+        // The line break belongs to chunks too: show it as one cell, so empty
+        // lines inside a chunk or an overlap keep their colour.
+        if e < text.len() && x < max_x {
+            let style = cell_style(theme, cover.at(e), selected, None);
+            buf[(x, y)].set_symbol(" ").set_style(style);
+        }
+    }
+}
+
+/// The index of a chunk starting on this line, in that chunk's colours.
+fn gutter(chunks: &[Chunk], theme: &Theme, selected: Option<usize>, s: usize, next: usize, area: Rect, buf: &mut Buffer) {
+    let k = chunks.partition_point(|c| c.range.start < s);
+    let Some(c) = chunks.get(k).filter(|c| c.range.start < next) else { return };
+    let more = chunks.get(k + 1).is_some_and(|c| c.range.start < next);
+    let label = format!("{k}{}", if more { "+" } else { "" });
+    let w = area.width.saturating_sub(1) as usize;
+    let label = if label.len() > w { format!("…{}", &label[label.len() + 1 - w..]) } else { format!("{label:>w$}") };
+    let mut style = theme.chunk(k).add_modifier(Modifier::BOLD);
+    if selected == Some(k) {
+        style = theme.selected;
+    }
+    if theme.no_color {
+        style = Style::new().add_modifier(Modifier::BOLD);
+    }
+    let _ = c;
+    buf.set_stringn(area.x, area.y, label, w, style);
+    buf.set_stringn(area.x + w as u16, area.y, if selected == Some(k) { "▶" } else { " " }, 1, theme.accent);
+}

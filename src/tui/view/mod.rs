@@ -1,0 +1,211 @@
+//! Pure drawing: `draw(&Model, &Theme, frame)`. Every function reads the
+//! model and writes a buffer; only visible lines are touched.
+
+pub mod doc;
+pub mod overlay;
+pub mod side;
+
+use super::model::{Mode, Model};
+use super::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use ratatui::Frame;
+
+/// Columns of the chunk-index gutter left of the text.
+pub fn gutter_width(pane_width: u16) -> u16 {
+    if pane_width >= 30 {
+        5
+    } else {
+        0
+    }
+}
+
+/// Where everything goes on a screen of this size. Shared by `draw` and by
+/// `update` (mouse clicks, wrapping width).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Regions {
+    pub header: Rect,
+    pub docs: [Rect; 2],
+    pub params: Rect,
+    pub stats: Rect,
+    pub list: Rect,
+    pub compare_stats: Rect,
+    pub footer: Rect,
+    pub status: Rect,
+}
+
+impl Regions {
+    /// Width the document text is wrapped to.
+    pub fn text_width(&self) -> usize {
+        let d = self.docs[0];
+        (d.width - gutter_width(d.width)).max(1) as usize
+    }
+    pub fn text_height(&self) -> usize {
+        self.docs[0].height.max(1) as usize
+    }
+}
+
+fn take_top(r: &mut Rect, h: u16) -> Rect {
+    let h = h.min(r.height);
+    let out = Rect { height: h, ..*r };
+    r.y += h;
+    r.height -= h;
+    out
+}
+
+fn take_bottom(r: &mut Rect, h: u16) -> Rect {
+    let h = h.min(r.height);
+    r.height -= h;
+    Rect { y: r.y + r.height, height: h, ..*r }
+}
+
+fn take_right(r: &mut Rect, w: u16) -> Rect {
+    let w = w.min(r.width);
+    r.width -= w;
+    Rect { x: r.x + r.width, width: w, ..*r }
+}
+
+pub fn regions(screen: Rect, compare: bool) -> Regions {
+    let mut main = screen;
+    let mut g = Regions { header: take_top(&mut main, 1), status: take_bottom(&mut main, 1), ..Default::default() };
+    if screen.height >= 12 {
+        g.footer = take_bottom(&mut main, 1);
+    }
+    if compare {
+        if main.height >= 16 {
+            g.compare_stats = take_bottom(&mut main, 6);
+        }
+        let half = main.width.saturating_sub(1) / 2;
+        let mut left = main;
+        let right = take_right(&mut left, half);
+        left.width = half; // both panes wrap alike; a separator column between
+        g.docs = [left, right];
+    } else {
+        let side_w = if main.width >= 110 {
+            48
+        } else if main.width >= 80 {
+            40
+        } else {
+            0
+        };
+        let mut side = take_right(&mut main, side_w);
+        g.docs = [main, Rect::default()];
+        if side_w > 0 {
+            if side.height >= 30 {
+                g.params = take_top(&mut side, 10);
+            }
+            if side.height >= 14 {
+                g.stats = take_top(&mut side, 8);
+            }
+            g.list = side;
+        }
+    }
+    g.docs[0].width = g.docs[0].width.max(1);
+    g
+}
+
+pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame) {
+    let area = frame.area();
+    render(m, theme, area, frame.buffer_mut());
+}
+
+/// Everything, into a buffer (what `draw` does; tests call it directly).
+pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let g = regions(area, m.compare);
+    header(m, theme, g.header, buf);
+    for p in 0..m.visible_panes() {
+        doc::render(m, p, theme, g.docs[p], buf);
+    }
+    if m.compare && g.docs[1].width > 0 {
+        let x = g.docs[0].x + g.docs[0].width;
+        for y in g.docs[0].y..g.docs[0].y + g.docs[0].height {
+            buf[(x, y)].set_symbol("│").set_style(theme.dim);
+        }
+    }
+    side::params(m, theme, g.params, buf);
+    side::stats(m, 0, theme, g.stats, buf);
+    side::list(m, theme, g.list, buf);
+    if m.compare {
+        side::compare_stats(m, theme, g.compare_stats, buf);
+    }
+    footer(m, theme, g.footer, buf);
+    status(m, theme, g.status, buf);
+    match &m.mode {
+        Mode::Help => overlay::help(m, theme, area, buf),
+        Mode::Normal => {}
+        _ => overlay::prompt(m, theme, g.status, buf),
+    }
+}
+
+/// "N chunks" for a pane, with a marker while a new set is being computed.
+pub fn chunk_count(m: &Model, p: usize) -> String {
+    let pane = &m.panes[p];
+    if pane.shown_rev == 0 && pane.error.is_none() {
+        return "chunking…".into();
+    }
+    let mut s = format!("{} chunks", pane.chunks.len());
+    if pane.pending() {
+        s.push_str(" (chunking)");
+    }
+    s
+}
+
+pub fn settings_summary(m: &Model, p: usize) -> String {
+    let c = &m.panes[p].config;
+    format!("{} {}/{} {}", c.strategy, c.size, c.overlap, c.unit)
+}
+
+fn header(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let name = m.path.file_name().map_or_else(|| m.path.display().to_string(), |n| n.to_string_lossy().into());
+    let mut spans = vec![Span::styled(format!(" {name} "), theme.accent)];
+    for p in 0..m.visible_panes() {
+        let tag = if m.compare { format!("{}{} ", if p == m.active { "▶" } else { " " }, ["A", "B"][p]) } else { String::new() };
+        spans.push(Span::styled(format!("│ {tag}{} · ", settings_summary(m, p)), theme.text));
+        let count_style = if m.panes[p].error.is_some() { theme.error } else { theme.accent };
+        spans.push(Span::styled(chunk_count(m, p), count_style));
+        spans.push(Span::raw(" "));
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+fn footer(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    use super::keymap::Action::*;
+    let items = [
+        (Quit, "quit"),
+        (Help, "help"),
+        (NextChunk, "chunk"),
+        (SizeUp, "size+"),
+        (SizeDown, "size-"),
+        (OverlapUp, "ovl+"),
+        (OverlapDown, "ovl-"),
+        (CycleStrategy, "strategy"),
+        (CycleUnit, "unit"),
+        (CycleTokenizer, "tokenizer"),
+        (CyclePreset, "preset"),
+        (Search, "search"),
+        (ExportConfig, "export"),
+        (ToggleCompare, "compare"),
+    ];
+    let mut spans = Vec::new();
+    for (action, label) in items {
+        if let Some(k) = m.keymap.keys_for(action).first() {
+            spans.push(Span::styled(format!(" {k}"), theme.accent));
+            spans.push(Span::styled(format!(" {label} "), theme.dim));
+        }
+    }
+    if m.compare {
+        if let Some(k) = m.keymap.keys_for(SwitchPane).first() {
+            spans.push(Span::styled(format!(" {k}"), theme.accent));
+            spans.push(Span::styled(" switch pane ", theme.dim));
+        }
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+fn status(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let style: Style = if m.status.error { theme.error } else { theme.text };
+    Paragraph::new(Line::from(Span::styled(format!(" {}", m.status.text), style))).render(area, buf);
+}

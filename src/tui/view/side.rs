@@ -1,0 +1,177 @@
+//! Side panels: parameters, stats with a size histogram, the chunk list, and
+//! the A/B stats strip of the comparison.
+
+use crate::stats::Stats;
+use crate::tui::model::Model;
+use crate::tui::theme::Theme;
+use crate::tui::keymap::Action;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
+
+fn block<'a>(title: &'a str, theme: &Theme) -> Block<'a> {
+    Block::new().borders(Borders::ALL).border_style(theme.dim).title(Span::styled(title, theme.accent))
+}
+
+fn key(m: &Model, a: Action) -> String {
+    m.keymap.keys_for(a).first().cloned().unwrap_or_default()
+}
+
+/// The option `o` cycles for the pane's strategy, as text.
+pub fn option_summary(m: &Model, p: usize) -> String {
+    use crate::config::StrategyKind::*;
+    let c = &m.panes[p].config;
+    match c.strategy {
+        Sentence => format!("overlap_sentences={} max_sentences={}", c.sentence.overlap_sentences, c.sentence.max_sentences),
+        Markdown => format!("levels={:?}", c.markdown.levels),
+        LangchainCharacter | LangchainRecursive | LangchainToken | LangchainMarkdownHeader => {
+            format!("strip_whitespace={}", c.langchain.strip_whitespace)
+        }
+        _ => "-".into(),
+    }
+}
+
+pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    if area.height < 3 {
+        return;
+    }
+    let c = &m.pane().config;
+    let title = if m.compare { format!(" Parameters ({}) ", ["A", "B"][m.active]) } else { " Parameters ".into() };
+    let row = |name: &str, value: String, keys: String| {
+        Line::from(vec![
+            Span::styled(format!("{name:<10}"), theme.dim),
+            Span::styled(format!("{value:<22}"), theme.text.add_modifier(Modifier::BOLD)),
+            Span::styled(keys, theme.accent),
+        ])
+    };
+    let lines = vec![
+        row("strategy", c.strategy.to_string(), key(m, Action::CycleStrategy)),
+        row("unit", c.unit.to_string(), key(m, Action::CycleUnit)),
+        row("tokenizer", c.tokenizer.clone(), key(m, Action::CycleTokenizer)),
+        row("size", c.size.to_string(), format!("{} {}", key(m, Action::SizeDown), key(m, Action::SizeUp))),
+        row("overlap", c.overlap.to_string(), format!("{} {}", key(m, Action::OverlapDown), key(m, Action::OverlapUp))),
+        row("preset", c.recursive.preset.clone(), key(m, Action::CyclePreset)),
+        row("option", option_summary(m, m.active), key(m, Action::CycleOption)),
+        row("max tok", m.max_tokens.map_or("-".into(), |t| t.to_string()), String::new()),
+    ];
+    Paragraph::new(lines).block(block(&title, theme)).render(area, buf);
+}
+
+pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let pane = &m.panes[p];
+    let s: &Stats = &pane.stats;
+    let unit = pane.config.unit;
+    let mut lines = vec![Line::from(vec![
+        Span::styled(super::chunk_count(m, p), theme.accent),
+        Span::styled(
+            if s.over_limit > 0 { format!("  {} over the limit", s.over_limit) } else { String::new() },
+            theme.warn,
+        ),
+    ])];
+    lines.push(Line::styled(format!("size min {} · mean {:.0} · max {} {unit}", s.min, s.mean, s.max), theme.text));
+    lines.push(Line::styled(format!("p50 {} · p95 {} · overlap {} chars", s.p50, s.p95, s.overlap_chars), theme.text));
+    if let Some(err) = &pane.error {
+        lines.push(Line::styled(err.lines().next().unwrap_or("").to_string(), theme.error));
+    }
+    lines
+}
+
+pub fn stats(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    if area.height < 3 {
+        return;
+    }
+    let b = block(" Stats ", theme);
+    let inner = b.inner(area);
+    b.render(area, buf);
+    let lines = stats_lines(m, p, theme);
+    let n = lines.len() as u16;
+    Paragraph::new(lines).render(inner, buf);
+    histogram(m, p, theme, Rect { y: inner.y + n, height: inner.height.saturating_sub(n), ..inner }, buf);
+}
+
+/// Chunk sizes as a sparkline over [0, max], with the axis ends labelled.
+fn histogram(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let chunks = &m.panes[p].chunks;
+    if area.height == 0 || area.width < 10 || chunks.is_empty() {
+        return;
+    }
+    let label = format!("{}", m.panes[p].stats.max);
+    let w = area.width.saturating_sub(label.len() as u16 + 3);
+    let data: Vec<u64> = Stats::histogram(chunks, w as usize).into_iter().map(|v| v as u64).collect();
+    let style = if theme.no_color { Style::new() } else { theme.accent.remove_modifier(Modifier::BOLD) };
+    Sparkline::default().data(&data).style(style).render(Rect { x: area.x + 2, width: w, ..area }, buf);
+    buf.set_string(area.x, area.y + area.height - 1, "0", theme.dim);
+    buf.set_string(area.x + 2 + w + 1, area.y + area.height - 1, label, theme.dim);
+}
+
+/// First list row shown so that `selected` stays visible, roughly centred.
+pub fn list_offset(m: &Model, rows: usize) -> usize {
+    let n = m.pane().chunks.len();
+    match m.selected {
+        Some(s) if rows > 0 && n > rows => s.saturating_sub(rows / 2).min(n - rows),
+        _ => 0,
+    }
+}
+
+pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    if area.height < 3 {
+        return;
+    }
+    let pane = m.pane();
+    let b = block(" Chunks ", theme);
+    let inner = b.inner(area);
+    b.render(area, buf);
+    let unit = &pane.config.unit.name()[..pane.config.unit.name().len().min(5)];
+    let head = format!("    # {unit:>5}   tok chars  ovl text");
+    buf.set_stringn(inner.x, inner.y, head, inner.width as usize, theme.dim.add_modifier(Modifier::UNDERLINED));
+    let rows = inner.height.saturating_sub(1) as usize;
+    let off = list_offset(m, rows);
+    let text: &str = &m.text;
+    let limit = pane.limit();
+    for (row, k) in (off..pane.chunks.len()).take(rows).enumerate() {
+        let c = &pane.chunks[k];
+        let y = inner.y + 1 + row as u16;
+        let tokens = pane.tokens.as_ref().and_then(|t| t.get(k).copied());
+        let over = limit.is_some_and(|l| c.size > l)
+            || m.max_tokens.zip(tokens).is_some_and(|(max, t)| t > max);
+        let ovl = pane.chunks.get(k + 1).map_or(0, |n| {
+            let r = n.range.start..c.range.end.min(n.range.end);
+            if r.start < r.end { text[r].chars().count() } else { 0 }
+        });
+        let chunk_text = c.text(text);
+        let chars = chunk_text.chars().count();
+        let preview: String =
+            chunk_text.trim_start().chars().take(inner.width as usize).map(|ch| if ch.is_control() { ' ' } else { ch }).collect();
+        let tok = tokens.map_or("…".to_string(), |t| t.to_string());
+        let row_style = if m.selected == Some(k) { theme.selected } else { theme.text };
+        let flag = if over { "!" } else { " " };
+        let cells = format!(" {:>5} {:>5} {:>5} {:>4} ", c.size, tok, chars, ovl);
+        let mut x = inner.x;
+        x = buf.set_stringn(x, y, flag, 1, theme.warn).0;
+        let idx_style = if theme.no_color { Style::new() } else { theme.chunk(k) };
+        x = buf.set_stringn(x, y, format!("{k:>4}"), 4, idx_style.add_modifier(Modifier::BOLD)).0;
+        let size_style = if over { theme.warn } else { row_style };
+        let end = inner.x + inner.width;
+        x = buf.set_stringn(x, y, cells, end.saturating_sub(x) as usize, size_style).0;
+        buf.set_stringn(x, y, preview, end.saturating_sub(x) as usize, row_style);
+    }
+}
+
+pub fn compare_stats(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    if area.height < 3 {
+        return;
+    }
+    let half = area.width / 2;
+    for p in 0..2 {
+        let r = Rect { x: area.x + half * p as u16, width: if p == 0 { half } else { area.width - half }, ..area };
+        let title = format!(" {}{}: {} ", if m.active == p { "▶" } else { "" }, ["A", "B"][p], super::settings_summary(m, p));
+        let b = block(&title, theme);
+        let inner = b.inner(r);
+        b.render(r, buf);
+        let mut lines = stats_lines(m, p, theme);
+        lines.push(Line::styled(option_summary(m, p), theme.dim));
+        Paragraph::new(lines).render(inner, buf);
+    }
+}

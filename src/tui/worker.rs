@@ -1,0 +1,259 @@
+//! The runtime side: worker threads that do the slow work and report back as
+//! messages. Chunking and highlighting take the newest request and drop
+//! stale ones; the watcher reads the file again when it changes.
+
+use super::msg::{Cmd, ExportKind, Msg};
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::document::Document;
+use crate::error::{Error, Result};
+use crate::size::Tokenizer;
+use crate::stats::Stats;
+use crate::strategy::Chunker;
+use ratatui::style::Color;
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Documents larger than this are not syntax-highlighted (it would take minutes).
+pub const MAX_HIGHLIGHT_BYTES: usize = 8 << 20;
+
+struct ChunkReq {
+    pane: usize,
+    rev: u64,
+    config: ChunkConfig,
+    text: Arc<str>,
+}
+
+struct HlReq {
+    doc_rev: u64,
+    text: Arc<str>,
+    syntax: Option<String>,
+}
+
+pub struct Runtime {
+    tx: Sender<Msg>,
+    pub rx: Receiver<Msg>,
+    chunk_tx: Sender<ChunkReq>,
+    hl_tx: Option<Sender<HlReq>>,
+    watcher: Option<notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>>,
+}
+
+impl Runtime {
+    /// Start the chunker, and the highlighter when a syntect theme is given.
+    pub fn new(syntect_theme: Option<String>) -> Runtime {
+        let (tx, rx) = channel();
+        let (chunk_tx, chunk_rx) = channel();
+        let t = tx.clone();
+        std::thread::Builder::new().name("chunker".into()).spawn(move || chunk_worker(chunk_rx, t)).expect("spawn chunker");
+        let hl_tx = syntect_theme.map(|theme| {
+            let (hl_tx, hl_rx) = channel();
+            let t = tx.clone();
+            std::thread::Builder::new()
+                .name("highlighter".into())
+                .spawn(move || highlight_worker(hl_rx, t, &theme))
+                .expect("spawn highlighter");
+            hl_tx
+        });
+        Runtime { tx, rx, chunk_tx, hl_tx, watcher: None }
+    }
+
+    pub fn sender(&self) -> Sender<Msg> {
+        self.tx.clone()
+    }
+
+    /// Watch the file's folder (editors save by writing a temp file and
+    /// renaming it over) and re-read the file when an event names it.
+    pub fn watch(&mut self, path: &Path, lossy: bool) -> Result<()> {
+        use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode, DebounceEventResult};
+        let path = std::path::absolute(path).map_err(|e| Error::io(path, &e))?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| ".".into());
+        let name = path.file_name().map(|n| n.to_os_string());
+        let tx = self.tx.clone();
+        let file = path.clone();
+        let mut debouncer = new_debouncer(Duration::from_millis(100), move |res: DebounceEventResult| {
+            let Ok(events) = res else { return };
+            if events.iter().any(|e| e.path.file_name().map(|n| n.to_os_string()) == name) {
+                let doc = Document::load(&file, lossy).map_err(|e| e.to_string());
+                let _ = tx.send(Msg::FileReloaded(doc));
+            }
+        })
+        .map_err(|e| Error::Io(format!("cannot watch {}: {e}", dir.display())))?;
+        debouncer
+            .watcher()
+            .watch(&dir, RecursiveMode::NonRecursive)
+            .map_err(|e| Error::Io(format!("cannot watch {}: {e}", dir.display())))?;
+        self.watcher = Some(debouncer);
+        Ok(())
+    }
+
+    pub fn exec(&self, cmd: Cmd) {
+        match cmd {
+            Cmd::Rechunk { pane, rev, config, text } => {
+                let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text });
+            }
+            Cmd::Highlight { doc_rev, text, syntax } => {
+                if let Some(hl) = &self.hl_tx {
+                    let _ = hl.send(HlReq { doc_rev, text, syntax });
+                }
+            }
+            Cmd::Export { path, kind, overwrite, config, chunks, text } => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    if !overwrite && path.exists() {
+                        let _ = tx.send(Msg::ExportConflicted { path, kind });
+                        return;
+                    }
+                    let r = write_export(&path, kind, &config, &chunks, &text);
+                    let _ = tx.send(Msg::Exported(r.map(|_| path).map_err(|e| e.to_string())));
+                });
+            }
+        }
+    }
+}
+
+pub fn write_export(path: &Path, kind: ExportKind, config: &ChunkConfig, chunks: &[Chunk], text: &str) -> Result<()> {
+    match kind {
+        ExportKind::Config => config.save(path),
+        ExportKind::Chunks => {
+            let mut out = Vec::with_capacity(text.len() * 2);
+            for r in crate::export::records(chunks, text) {
+                serde_json::to_writer(&mut out, &r).expect("records serialise");
+                out.push(b'\n');
+            }
+            crate::export::write_atomic(path, &out)
+        }
+    }
+}
+
+/// Chunk one request: what the chunker thread does (the bench calls it too).
+pub fn chunk_now(config: &ChunkConfig, text: &str) -> std::result::Result<(Vec<Chunk>, Stats), String> {
+    let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
+    let chunks = chunker.chunk(text).map_err(|e| e.to_string())?;
+    let limit = config.strategy.promises_size_limit().then_some(config.size);
+    let stats = Stats::compute(&chunks, text, limit);
+    Ok((chunks, stats))
+}
+
+struct CountJob {
+    pane: usize,
+    rev: u64,
+    chunks: Arc<Vec<Chunk>>,
+    text: Arc<str>,
+    tokenizer: String,
+    counts: Vec<usize>,
+}
+
+fn chunk_worker(rx: Receiver<ChunkReq>, tx: Sender<Msg>) {
+    let mut latest: [Option<ChunkReq>; 2] = [None, None];
+    let mut counting: VecDeque<CountJob> = VecDeque::new();
+    let mut tokenizers: HashMap<String, Option<Tokenizer>> = HashMap::new();
+    loop {
+        let idle = latest.iter().all(Option::is_none) && counting.is_empty();
+        let mut incoming: Vec<ChunkReq> = Vec::new();
+        if idle {
+            match rx.recv() {
+                Ok(r) => incoming.push(r),
+                Err(_) => return,
+            }
+        }
+        incoming.extend(rx.try_iter());
+        for r in incoming {
+            counting.retain(|j| j.pane != r.pane);
+            let pane = r.pane.min(1);
+            latest[pane] = Some(r); // the newest request per pane wins
+        }
+        if let Some(req) = latest[0].take().or_else(|| latest[1].take()) {
+            let result = chunk_now(&req.config, &req.text);
+            let msg_result = match result {
+                Ok((chunks, stats)) => {
+                    let chunks = Arc::new(chunks);
+                    counting.push_back(CountJob {
+                        pane: req.pane,
+                        rev: req.rev,
+                        chunks: chunks.clone(),
+                        text: req.text.clone(),
+                        tokenizer: req.config.tokenizer.clone(),
+                        counts: Vec::new(),
+                    });
+                    Ok((chunks, stats))
+                }
+                Err(e) => Err(e),
+            };
+            if tx.send(Msg::Chunked { pane: req.pane, rev: req.rev, result: msg_result }).is_err() {
+                return;
+            }
+            continue;
+        }
+        // Token counts, a slice at a time so a new request is never kept waiting.
+        if let Some(job) = counting.front_mut() {
+            let tok = tokenizers.entry(job.tokenizer.clone()).or_insert_with(|| Tokenizer::load(&job.tokenizer).ok());
+            let Some(tok) = tok else {
+                counting.pop_front();
+                continue;
+            };
+            let from = job.counts.len();
+            for c in job.chunks.iter().skip(from).take(64) {
+                job.counts.push(tok.count(c.text(&job.text)));
+            }
+            if job.counts.len() == job.chunks.len() {
+                let job = counting.pop_front().expect("front exists");
+                let _ = tx.send(Msg::TokensCounted { pane: job.pane, rev: job.rev, counts: job.counts });
+            }
+        }
+    }
+}
+
+fn highlight_worker(rx: Receiver<HlReq>, tx: Sender<Msg>, theme_name: &str) {
+    use syntect::easy::HighlightLines;
+    use syntect::highlighting::ThemeSet;
+    use syntect::parsing::SyntaxSet;
+    use syntect::util::LinesWithEndings;
+    let mut next: Option<HlReq> = None;
+    let mut sets: Option<(SyntaxSet, ThemeSet)> = None;
+    'requests: loop {
+        let mut req = match next.take() {
+            Some(r) => r,
+            None => match rx.recv() {
+                Ok(r) => r,
+                Err(_) => return,
+            },
+        };
+        if let Some(newer) = rx.try_iter().last() {
+            req = newer;
+        }
+        let (ss, ts) = sets.get_or_insert_with(|| (SyntaxSet::load_defaults_newlines(), ThemeSet::load_defaults()));
+        let syntax = req.syntax.as_deref().and_then(|s| ss.find_syntax_by_extension(s));
+        let theme = ts.themes.get(theme_name).or_else(|| ts.themes.values().next());
+        let (Some(syntax), Some(theme)) = (syntax, theme) else { continue };
+        if req.text.len() > MAX_HIGHLIGHT_BYTES {
+            continue;
+        }
+        let mut h = HighlightLines::new(syntax, theme);
+        let mut runs: Vec<(u32, Color)> = Vec::new();
+        let mut pos = 0usize;
+        for (n, line) in LinesWithEndings::from(&req.text).enumerate() {
+            let Ok(pieces) = h.highlight_line(line, ss) else { break };
+            for (style, piece) in pieces {
+                let c = Color::Rgb(style.foreground.r, style.foreground.g, style.foreground.b);
+                if runs.last().map(|r| r.1) != Some(c) {
+                    runs.push((pos as u32, c));
+                }
+                pos += piece.len();
+            }
+            if n % 400 == 399 {
+                let batch = std::mem::take(&mut runs);
+                if tx.send(Msg::Highlighted { doc_rev: req.doc_rev, runs: batch, done: false }).is_err() {
+                    return;
+                }
+                if let Some(newer) = rx.try_iter().last() {
+                    next = Some(newer);
+                    continue 'requests;
+                }
+            }
+        }
+        let _ = tx.send(Msg::Highlighted { doc_rev: req.doc_rev, runs, done: true });
+    }
+}
