@@ -1,1 +1,85 @@
-fn main(){}
+//! Chunking throughput (MB/s of input) per strategy and unit on the corpus.
+//!
+//!     cargo bench --bench chunking              # everything
+//!     cargo bench --bench chunking -- recursive # one group
+//!
+//! Reads ../shared/corpus (never copied into the repo). The tokenizer pass
+//! alone is measured too, as the yardstick for token-limited strategies
+//! ("count tokens once": recursive-by-tokens should cost about one pass).
+
+use chunktui::config::{ChunkConfig, StrategyKind, Unit};
+use chunktui::size::Tokenizer;
+use chunktui::Chunker;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn corpus(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("benchmark input {} missing: {e}", path.display()))
+}
+
+const FILES: [&str; 4] = ["en_rust_book.md", "en_ripgrep_guide_faq.md", "en_war_and_peace.txt", "zh_rust_book.md"];
+
+fn config(strategy: StrategyKind, unit: Unit, size: usize, overlap: usize) -> ChunkConfig {
+    ChunkConfig { strategy, unit, size, overlap, ..ChunkConfig::default() }
+}
+
+fn bench_chars(c: &mut Criterion) {
+    let mut group = c.benchmark_group("chars_1000_200");
+    group.sample_size(10).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(300));
+    for file in FILES {
+        let text = corpus(file);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        for strategy in [
+            StrategyKind::Recursive,
+            StrategyKind::Fixed,
+            StrategyKind::Sentence,
+            StrategyKind::Markdown,
+            StrategyKind::LangchainRecursive,
+        ] {
+            let chunker = Chunker::new(&config(strategy, Unit::Chars, 1000, 200)).expect("valid config");
+            group.bench_with_input(BenchmarkId::new(strategy.name(), file), &text, |b, t| {
+                b.iter(|| chunker.chunk(t).expect("chunks"))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn bench_tokens(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tokens_512_50");
+    group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(300));
+    for file in ["en_rust_book.md", "zh_rust_book.md"] {
+        let text = corpus(file);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        let tok = Tokenizer::load("cl100k_base").expect("builtin tokenizer");
+        group.bench_with_input(BenchmarkId::new("one-tokenizer-pass", file), &text, |b, t| {
+            b.iter(|| tok.token_spans(t).expect("spans"))
+        });
+        for strategy in [StrategyKind::Recursive, StrategyKind::Sentence, StrategyKind::Fixed] {
+            let chunker = Chunker::new(&config(strategy, Unit::Tokens, 512, 50)).expect("valid config");
+            group.bench_with_input(BenchmarkId::new(strategy.name(), file), &text, |b, t| {
+                b.iter(|| chunker.chunk(t).expect("chunks"))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn bench_words(c: &mut Criterion) {
+    let mut group = c.benchmark_group("words_200_20");
+    group.sample_size(10).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(300));
+    let text = corpus("en_rust_book.md");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    for strategy in [StrategyKind::Recursive, StrategyKind::Fixed] {
+        let chunker = Chunker::new(&config(strategy, Unit::Words, 200, 20)).expect("valid config");
+        group.bench_with_input(BenchmarkId::new(strategy.name(), "en_rust_book.md"), &text, |b, t| {
+            b.iter(|| chunker.chunk(t).expect("chunks"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_chars, bench_tokens, bench_words);
+criterion_main!(benches);

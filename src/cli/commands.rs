@@ -71,19 +71,30 @@ pub fn load_input(path: &Path, lossy: bool) -> Result<Document> {
     }
 }
 
-fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Vec<crate::Chunk>)> {
+/// The chunks of one input, and the time the chunker alone took (reading the
+/// file and loading the tokenizer excluded, as peers are timed).
+struct Chunked {
+    config: ChunkConfig,
+    doc: Document,
+    chunks: Vec<crate::Chunk>,
+    seconds: f64,
+}
+
+fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
     let config = flags.resolve()?;
     let doc = load_input(file, flags.lossy)?;
     if doc.replaced_invalid_bytes > 0 {
         eprintln!("chunktui: warning: replaced {} invalid UTF-8 sequence(s) with U+FFFD", doc.replaced_invalid_bytes);
     }
     let chunker = Chunker::new(&config)?;
+    let started = std::time::Instant::now();
     let chunks = chunker.chunk(&doc.text)?;
-    Ok((config, doc, chunks))
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(Chunked { config, doc, chunks, seconds })
 }
 
 fn chunk(cmd: ChunkCmd) -> Result<()> {
-    let (_config, doc, chunks) = chunk_document(&cmd.flags, &cmd.file)?;
+    let Chunked { config, doc, chunks, .. } = chunk_document(&cmd.flags, &cmd.file)?;
     let recs = records(&chunks, &doc.text);
     let mut out = Vec::with_capacity(doc.text.len() * 2);
     match cmd.format {
@@ -107,7 +118,7 @@ fn chunk(cmd: ChunkCmd) -> Result<()> {
                 let _ = writeln!(
                     out,
                     "─── chunk {} · {} {} · bytes {}..{}{heading}",
-                    r.index, r.size, _config.unit, r.start, r.end
+                    r.index, r.size, config.unit, r.start, r.end
                 );
                 out.extend_from_slice(r.text.as_bytes());
                 out.push(b'\n');
@@ -132,7 +143,7 @@ fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
 }
 
 fn stats(cmd: StatsCmd) -> Result<()> {
-    let (config, doc, chunks) = chunk_document(&cmd.flags, &cmd.file)?;
+    let Chunked { config, doc, chunks, seconds } = chunk_document(&cmd.flags, &cmd.file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let s = Stats::compute(&chunks, &doc.text, limit);
     let text = if cmd.json {
@@ -145,6 +156,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             unit: String,
             size: usize,
             overlap: usize,
+            seconds: f64,
             #[serde(flatten)]
             stats: &'a Stats,
         }
@@ -156,6 +168,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             unit: config.unit.to_string(),
             size: config.size,
             overlap: config.overlap,
+            seconds,
             stats: &s,
         };
         serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
@@ -176,6 +189,8 @@ fn stats(cmd: StatsCmd) -> Result<()> {
                 let _ = writeln!(t, "over limit    n/a ({} does not promise a size limit)", config.strategy);
             }
         }
+        let mb_s = doc.text.len() as f64 / 1e6 / seconds.max(1e-9);
+        let _ = writeln!(t, "time          chunked in {seconds:.6} s ({mb_s:.1} MB/s)");
         if s.uncovered_chars > 0 {
             let _ = writeln!(t, "uncovered     {} non-whitespace chars are in no chunk", s.uncovered_chars);
         }
