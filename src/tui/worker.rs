@@ -195,7 +195,7 @@ fn chunk_worker(rx: Receiver<ChunkReq>, tx: Sender<Msg>) {
                 continue;
             };
             let from = job.counts.len();
-            for c in job.chunks.iter().skip(from).take(64) {
+            for c in job.chunks.iter().skip(from).take(16) {
                 job.counts.push(tok.count(c.text(&job.text)));
             }
             if job.counts.len() == job.chunks.len() {
