@@ -219,6 +219,9 @@ pub struct SemanticAnalysis {
     pub distances: DistanceStats,
     /// Sentences whose window was longer than the model's input.
     pub truncated: Vec<usize>,
+    /// Distance of each sentence (from the second) to the mean of up to 3
+    /// sentences before it: calibrates `semantic-grouping`'s cutoff.
+    pub to_mean: DistanceStats,
     /// Units ended before each sentence's start / started before its end:
     /// size(sentences i..=j) = `started[j] - ended[i]`.
     ended: Vec<usize>,
@@ -227,8 +230,12 @@ pub struct SemanticAnalysis {
 }
 
 impl SemanticAnalysis {
-    /// Embed the sentence windows of `text` and measure every boundary.
-    /// `sentences` are byte ranges in order (see [`crate::segment::sentences`]).
+    /// Embed `text`'s sentences and measure every boundary. The distance at
+    /// boundary `i` compares the `buffer + 1` sentences ending at sentence
+    /// `i` with the `buffer + 1` sentences starting at `i + 1`, so a topic
+    /// shift peaks exactly at its boundary (LangChain's centred windows
+    /// spread it over `2 * buffer + 1` boundaries). `sentences` are byte
+    /// ranges in order (see [`crate::segment::sentences`]).
     pub fn compute(
         text: &str,
         sentences: Vec<Range<usize>>,
@@ -237,27 +244,68 @@ impl SemanticAnalysis {
         index: &SizeIndex,
         ctl: Control<'_>,
     ) -> Result<Self> {
-        let windows = windows(&sentences, buffer);
-        let texts: Vec<&str> = windows.iter().map(|r| &text[r.clone()]).collect();
+        let n = sentences.len();
+        // Left windows (also each sentence's own embedding), then the right
+        // windows that are not already among them (near the end).
+        let mut ranges: Vec<Range<usize>> =
+            (0..n).map(|k| sentences[k.saturating_sub(buffer)].start..sentences[k].end).collect();
+        let mut right_idx = Vec::with_capacity(n.saturating_sub(1));
+        for i in 0..n.saturating_sub(1) {
+            let last = (i + 1 + buffer).min(n - 1);
+            if i + 1 + buffer <= n - 1 {
+                right_idx.push(last);
+            } else {
+                right_idx.push(ranges.len());
+                ranges.push(sentences[i + 1].start..sentences[last].end);
+            }
+        }
+        let texts: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
         let emb = embedder.embed_texts(&texts, ctl)?;
-        if emb.vectors.len() != sentences.len() {
+        if emb.vectors.len() != texts.len() {
             return Err(Error::Model(format!(
-                "model returned {} vectors for {} sentences",
+                "model returned {} vectors for {} texts",
                 emb.vectors.len(),
-                sentences.len()
+                texts.len()
             )));
         }
-        let mut a = Self::from_embeddings(sentences, emb.vectors, index);
-        a.truncated = emb.truncated;
+        let distances: Vec<f64> =
+            (0..n.saturating_sub(1)).map(|i| 1.0 - cosine(&emb.vectors[i], &emb.vectors[right_idx[i]])).collect();
+        let truncated: Vec<usize> = {
+            let mut t: Vec<usize> = emb
+                .truncated
+                .iter()
+                .filter_map(|&k| if k < n { Some(k) } else { right_idx.iter().position(|&r| r == k).map(|i| i + 1) })
+                .collect();
+            t.sort_unstable();
+            t.dedup();
+            t
+        };
+        let mut vectors = emb.vectors;
+        vectors.truncate(n);
+        let mut a = Self::from_parts(sentences, vectors, distances, index);
+        a.truncated = truncated;
         Ok(a)
     }
 
-    /// Build from embeddings already at hand (tests, caches, other models).
+    /// Build from one embedding per sentence (distances between neighbours).
     pub fn from_embeddings(sentences: Vec<Range<usize>>, embeddings: Vec<Vec<f32>>, index: &SizeIndex) -> Self {
-        let distances = DistanceStats::new(neighbour_distances(&embeddings));
+        let d = neighbour_distances(&embeddings);
+        Self::from_parts(sentences, embeddings, d, index)
+    }
+
+    /// Build from sentence embeddings and boundary distances already at hand.
+    pub fn from_parts(
+        sentences: Vec<Range<usize>>,
+        embeddings: Vec<Vec<f32>>,
+        distances: Vec<f64>,
+        index: &SizeIndex,
+    ) -> Self {
+        assert_eq!(distances.len(), sentences.len().saturating_sub(1), "one distance per boundary");
+        let distances = DistanceStats::new(distances);
+        let to_mean = DistanceStats::new(distances_to_running_mean(&embeddings, 3));
         let (ended, started) = size_lookup(&sentences, index);
         let ranks = distances.ranks();
-        SemanticAnalysis { sentences, embeddings, distances, truncated: Vec::new(), ended, started, ranks }
+        SemanticAnalysis { sentences, embeddings, distances, to_mean, truncated: Vec::new(), ended, started, ranks }
     }
 
     pub fn len(&self) -> usize {
@@ -384,16 +432,18 @@ impl SemanticAnalysis {
     /// `semantic-grouping`: grow a chunk while each next sentence's distance
     /// to the chunk's mean embedding stays at or below the threshold's cutoff
     /// and the chunk stays within `limits.max`; then apply `limits.min`.
-    /// The cutoff is resolved on the neighbour-distance series, so every
-    /// threshold type means the same here as in [`Self::cut`]. O(n * dim).
+    /// Relative thresholds (percentile, ...) resolve on the series of
+    /// sentence-to-mean-of-previous-3 distances ([`Self::to_mean`]), which is
+    /// what grouping compares; `Absolute` is a plain cosine distance. O(n * dim).
     pub fn group_by_mean(&self, t: Threshold, limits: Limits) -> Vec<Range<usize>> {
         let n = self.sentences.len();
         if n == 0 {
             return Vec::new();
         }
         let cutoff = match t {
-            Threshold::Gradient(p) => percentile(&self.distances.sorted, p),
-            _ => self.distances.cutoff(t).0,
+            Threshold::Absolute(d) => d,
+            Threshold::Gradient(p) => percentile(&self.to_mean.sorted, p),
+            _ => self.to_mean.cutoff(t).0,
         };
         let dim = self.embeddings.first().map_or(0, |v| v.len());
         let mut groups = Vec::new();
@@ -425,7 +475,9 @@ impl SemanticAnalysis {
     /// drops towards `min`, in calm stretches it rises towards `max`. The
     /// chunk closes when it reaches its target, when the next sentence would
     /// take it over `max`, or when the next boundary is a breakpoint of the
-    /// threshold and the chunk has reached `min`. `min = 0` means `max / 4`.
+    /// threshold and the chunk has reached `min`. A chunk that reaches its
+    /// target runs on to a breakpoint lying just ahead when it still fits
+    /// within `max`, so topic shifts stay boundaries. `min = 0` means `max / 4`.
     /// See docs/adaptive.md for a picture.
     pub fn adaptive(&self, t: Threshold, limits: Limits) -> Vec<Range<usize>> {
         let n = self.sentences.len();
@@ -453,26 +505,56 @@ impl SemanticAnalysis {
         };
         let mut groups = Vec::new();
         let mut start = 0;
-        let mut j = 0;
-        while j < n {
-            let size = self.size(start, j);
-            let last = j + 1 == n;
-            let close = last || {
+        while start < n {
+            let mut j = start;
+            let end = loop {
+                if j + 1 == n {
+                    break j;
+                }
+                let size = self.size(start, j);
+                if strong[j] && size >= min {
+                    break j;
+                }
+                if self.size(start, j + 1) > max {
+                    break j;
+                }
                 let target = max as f64 - (max - min) as f64 * density(start, j);
-                let over_next = self.size(start, j + 1) > max;
-                let at_target = size as f64 >= target;
-                let shift = strong[j] && size >= min;
-                over_next || at_target || shift
+                if size as f64 >= target {
+                    // Run on to a breakpoint just ahead when it still fits.
+                    let mut k = j + 1;
+                    let mut found = j;
+                    while k + 1 < n && self.size(start, k) <= max {
+                        if strong[k] {
+                            found = k;
+                            break;
+                        }
+                        k += 1;
+                    }
+                    break found;
+                }
+                j += 1;
             };
-            if close {
-                groups.push((start, j));
-                start = j + 1;
-            }
-            j += 1;
+            groups.push((start, end));
+            start = end + 1;
         }
         let limits = Limits { max: limits.max, min: limits.min };
         self.enforce_min(groups, limits).into_iter().map(|(i, j)| self.range(i, j)).collect()
     }
+}
+
+/// Distance of sentence `i + 1` to the mean of sentences `i + 1 - w ..= i`.
+pub fn distances_to_running_mean(v: &[Vec<f32>], w: usize) -> Vec<f64> {
+    let n = v.len();
+    let dim = v.first().map_or(0, |x| x.len());
+    (1..n)
+        .map(|j| {
+            let mut m = vec![0f32; dim];
+            for x in &v[j.saturating_sub(w)..j] {
+                m.iter_mut().zip(x).for_each(|(a, b)| *a += b);
+            }
+            1.0 - cosine(&v[j], &m)
+        })
+        .collect()
 }
 
 /// Each sentence's window: itself with `buffer` sentences on each side, as
