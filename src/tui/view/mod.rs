@@ -160,14 +160,19 @@ pub fn settings_summary(m: &Model, p: usize) -> String {
 
 fn header(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let name = m.path.file_name().map_or_else(|| m.path.display().to_string(), |n| n.to_string_lossy().into());
-    let mut spans = vec![Span::styled(format!(" {name} "), theme.accent)];
+    let mut spans = Vec::new();
     for p in 0..m.visible_panes() {
-        let tag = if m.compare { format!("{}{} ", if p == m.active { "▶" } else { " " }, ["A", "B"][p]) } else { String::new() };
-        spans.push(Span::styled(format!("│ {tag}{} · ", settings_summary(m, p)), theme.text));
+        if m.compare {
+            let tag = format!("{}{} ", if p == m.active { "▶" } else { " " }, ["A", "B"][p]);
+            spans.push(Span::styled(tag, theme.accent));
+        } else {
+            spans.push(Span::raw(" "));
+        }
         let count_style = if m.panes[p].error.is_some() { theme.error } else { theme.accent };
         spans.push(Span::styled(chunk_count(m, p), count_style));
-        spans.push(Span::raw(" "));
+        spans.push(Span::styled(format!(" · {} │", settings_summary(m, p)), theme.text));
     }
+    spans.push(Span::styled(format!(" {name}"), theme.dim));
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
 
