@@ -1,11 +1,342 @@
-//! LangChain-compatible splitters: the same chunks as `langchain-text-splitters`.
-//! (Filled in by the parity work; see tests/langchain_parity.rs.)
+//! LangChain-compatible splitters: the same chunks as `langchain-text-splitters`
+//! (1.1.3), chunk for chunk, quirks included. Parity is proven against the real
+//! package by `tests/langchain_parity.rs` over fixtures that
+//! `scripts/parity/generate.py` writes.
+//!
+//! LangChain chunks are strings. Each one is placed where LangChain's own
+//! `add_start_index` would put it (`text.find(chunk, index + previous_len -
+//! chunk_overlap)`, in code points); `meta.text` holds the chunk only when it is
+//! not a verbatim slice of the source at that range. When LangChain's search
+//! fails (it then reports `start_index = -1`) the chunk keeps the source span it
+//! was cut from.
+//!
+//! - [`split`]: `CharacterTextSplitter` and `RecursiveCharacterTextSplitter`
+//!   (`_split_text_with_regex`, `_merge_splits`).
+//! - [`token`]: `TokenTextSplitter` (`split_text_on_tokens`) over tiktoken.
+//! - [`markdown`]: `MarkdownHeaderTextSplitter`.
+
+pub mod markdown;
+pub mod split;
+pub mod token;
 
 use crate::chunk::Chunk;
-use crate::config::ChunkConfig;
+use crate::config::{ChunkConfig, StrategyKind, Unit};
 use crate::error::{Error, Result};
-use crate::size::Sizer;
+use crate::size::{count_chars, Sizer, Tokenizer};
+use std::ops::Range;
 
-pub fn chunk(_text: &str, cfg: &ChunkConfig, _sizer: &Sizer) -> Result<Vec<Chunk>> {
-    Err(Error::config(format!("strategy '{}' is not available yet", cfg.strategy)))
+/// Split `text` with the LangChain splitter that `cfg.strategy` names.
+pub fn chunk(text: &str, cfg: &ChunkConfig, sizer: &Sizer) -> Result<Vec<Chunk>> {
+    match cfg.strategy {
+        StrategyKind::LangchainCharacter | StrategyKind::LangchainRecursive => {
+            check_special_tokens(text, sizer)?;
+            let len = LenFn::new(sizer);
+            let raws = if cfg.strategy == StrategyKind::LangchainCharacter {
+                split::character(text, cfg, &len)?
+            } else {
+                split::recursive(text, cfg, &len)?
+            };
+            Ok(place(text, raws, cfg.overlap, &len))
+        }
+        StrategyKind::LangchainToken => {
+            let raws = token::split(text, cfg, sizer.unit == Unit::Tokens)?;
+            let len = LenFn::new(sizer);
+            Ok(place(text, raws, cfg.overlap, &len))
+        }
+        StrategyKind::LangchainMarkdownHeader => markdown::chunk(text, cfg, &LenFn::new(sizer)),
+        other => Err(Error::config(format!("strategy '{other}' is not a LangChain splitter"))),
+    }
+}
+
+/// LangChain's `length_function`: `len()` (code points) or the sizer's count.
+pub enum LenFn<'a> {
+    Chars,
+    Sizer(&'a Sizer),
+}
+
+impl<'a> LenFn<'a> {
+    pub fn new(sizer: &'a Sizer) -> Self {
+        match sizer.unit {
+            Unit::Chars => LenFn::Chars,
+            _ => LenFn::Sizer(sizer),
+        }
+    }
+
+    #[inline]
+    pub fn len(&self, s: &str) -> usize {
+        match self {
+            LenFn::Chars => count_chars(s.as_bytes()),
+            LenFn::Sizer(sizer) => sizer.size(s),
+        }
+    }
+}
+
+/// `tiktoken.encode(..., disallowed_special="all")`, which LangChain's tiktoken
+/// length functions and `TokenTextSplitter` use, raises on text holding a
+/// special token; our counts (`encode_ordinary`) would silently differ, so
+/// refuse the same texts LangChain refuses.
+pub(crate) fn check_special_tokens(text: &str, sizer: &Sizer) -> Result<()> {
+    if let (Unit::Tokens, Some(Tokenizer::Tiktoken { bpe, name })) = (sizer.unit, &sizer.tokenizer) {
+        check_special_bpe(text, bpe, name)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn check_special_bpe(text: &str, bpe: &tiktoken_rs::CoreBPE, name: &str) -> Result<()> {
+    if !text.contains("<|") {
+        return Ok(());
+    }
+    let mut specials: Vec<&str> = bpe.special_tokens().into_iter().collect();
+    specials.sort_unstable();
+    if let Some(s) = specials.into_iter().find(|s| text.contains(s)) {
+        return Err(Error::input(format!(
+            "the text holds the {name} special token '{s}', which LangChain's tiktoken encoding refuses \
+             (disallowed_special=\"all\"): remove it or use a non-LangChain strategy"
+        )));
+    }
+    Ok(())
+}
+
+/// A LangChain chunk before placement: verbatim `text[range]` (`text: None`) or
+/// rewritten text cut from around `range`.
+#[derive(Debug, Clone)]
+pub struct Raw {
+    pub text: Option<String>,
+    pub range: Range<usize>,
+    /// Size when the splitter knows it (token windows); else measured.
+    pub size: Option<usize>,
+}
+
+impl Raw {
+    pub fn slice(range: Range<usize>) -> Self {
+        Raw { text: None, range, size: None }
+    }
+    pub fn owned(text: String, range: Range<usize>) -> Self {
+        Raw { text: Some(text), range, size: None }
+    }
+    fn as_str<'a>(&'a self, source: &'a str) -> &'a str {
+        self.text.as_deref().unwrap_or(&source[self.range.clone()])
+    }
+}
+
+/// Python's `str.isspace()`: Rust's White_Space plus U+001C..U+001F.
+#[inline]
+pub fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python's `str.strip()`.
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(is_py_space)
+}
+
+/// `str.strip()` applied to `text[range]`, as a range.
+pub fn py_strip_range(text: &str, range: Range<usize>) -> Range<usize> {
+    let s = &text[range.clone()];
+    let t = s.trim_start_matches(is_py_space);
+    let start = range.start + (s.len() - t.len());
+    let t = t.trim_end_matches(is_py_space);
+    start..start + t.len()
+}
+
+/// Maps code-point offsets to byte offsets by walking from the last position.
+struct CpCursor<'t> {
+    text: &'t str,
+    ascii: bool,
+    byte: usize,
+    cp: usize,
+    total_cp: usize,
+}
+
+impl<'t> CpCursor<'t> {
+    fn new(text: &'t str) -> Self {
+        let ascii = text.is_ascii();
+        let total_cp = if ascii { text.len() } else { count_chars(text.as_bytes()) };
+        CpCursor { text, ascii, byte: 0, cp: 0, total_cp }
+    }
+
+    /// Byte offset of code point `cp` (`cp <= total_cp`).
+    fn byte_of(&mut self, cp: usize) -> usize {
+        if self.ascii {
+            return cp;
+        }
+        let bytes = self.text.as_bytes();
+        while self.cp < cp {
+            self.byte += utf8_len(bytes[self.byte]);
+            self.cp += 1;
+        }
+        while self.cp > cp {
+            self.byte -= 1;
+            while !self.text.is_char_boundary(self.byte) {
+                self.byte -= 1;
+            }
+            self.cp -= 1;
+        }
+        self.byte
+    }
+
+    /// Code point offset of byte `byte` (a char boundary).
+    fn cp_of(&mut self, byte: usize) -> usize {
+        if self.ascii {
+            return byte;
+        }
+        if byte >= self.byte {
+            self.cp += count_chars(&self.text.as_bytes()[self.byte..byte]);
+        } else {
+            self.cp -= count_chars(&self.text.as_bytes()[byte..self.byte]);
+        }
+        self.byte = byte;
+        self.cp
+    }
+}
+
+#[inline]
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
+/// Place chunks the way `TextSplitter.create_documents(add_start_index=True)`
+/// does: `index = text.find(chunk, max(0, index + previous_chunk_len -
+/// chunk_overlap))`, all in code points, `index = -1` when not found.
+pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn) -> Vec<Chunk> {
+    let mut cursor = CpCursor::new(text);
+    let mut index: i64 = 0;
+    let mut previous_len: i64 = 0;
+    let mut out = Vec::with_capacity(raws.len());
+    for raw in raws {
+        let s = raw.as_str(text);
+        let len_cp = count_chars(s.as_bytes());
+        let from = (index + previous_len - chunk_overlap as i64).max(0) as usize;
+        let found = if from < cursor.total_cp {
+            let from_byte = cursor.byte_of(from);
+            memchr::memmem::find(&text.as_bytes()[from_byte..], s.as_bytes()).map(|at| from_byte + at)
+        } else {
+            None
+        };
+        let size = raw.size.unwrap_or_else(|| match len {
+            LenFn::Chars => len_cp,
+            LenFn::Sizer(_) => len.len(s),
+        });
+        let chunk = match found {
+            Some(at) => {
+                index = cursor.cp_of(at) as i64;
+                Chunk::new(at..at + s.len(), size)
+            }
+            None => {
+                index = -1;
+                let mut c = Chunk::new(raw.range.clone(), size);
+                if text[raw.range.clone()] != *s {
+                    c.meta.text = Some(raw.text.clone().unwrap_or_else(|| s.to_owned()));
+                }
+                c
+            }
+        };
+        previous_len = len_cp as i64;
+        out.push(chunk);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{KeepSeparator, SeparatorSide};
+
+    fn cfg(strategy: StrategyKind, size: usize, overlap: usize) -> ChunkConfig {
+        ChunkConfig { strategy, size, overlap, ..ChunkConfig::default() }
+    }
+
+    fn texts(text: &str, chunks: &[Chunk]) -> Vec<String> {
+        chunks.iter().map(|c| c.text(text).to_string()).collect()
+    }
+
+    fn run(text: &str, cfg: &ChunkConfig) -> Vec<Chunk> {
+        let sizer = Sizer::for_unit(cfg.unit, &cfg.tokenizer).unwrap();
+        chunk(text, cfg, &sizer).unwrap()
+    }
+
+    #[test]
+    fn python_whitespace_includes_information_separators() {
+        assert_eq!(py_strip("\u{1c}\u{3000} a b\u{85}\u{a0}"), "a b");
+        assert!(!is_py_space('\u{200b}'));
+    }
+
+    #[test]
+    fn recursive_matches_langchain_on_a_small_text() {
+        // RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=4)
+        let text = "Hello world, this is a test.\n\nSecond para here.";
+        let c = cfg(StrategyKind::LangchainRecursive, 10, 4);
+        let chunks = run(text, &c);
+        assert_eq!(
+            texts(text, &chunks),
+            ["Hello", "world,", "this is a", "a test.", "Second", "para", "here."]
+        );
+        for ch in &chunks {
+            assert!(ch.meta.text.is_none());
+            assert_eq!(ch.size, ch.text(text).chars().count());
+        }
+    }
+
+    #[test]
+    fn character_joins_with_the_raw_regex_and_marks_the_text() {
+        // CharacterTextSplitter(separator=r"\s+", is_separator_regex=True, chunk_size=7, chunk_overlap=0)
+        let text = "aa bb  cc dd";
+        let mut c = cfg(StrategyKind::LangchainCharacter, 7, 0);
+        c.langchain.separator = r"\s+".into();
+        c.langchain.is_separator_regex = true;
+        let chunks = run(text, &c);
+        assert_eq!(texts(text, &chunks), [r"aa\s+bb", r"cc\s+dd"]);
+        assert!(chunks.iter().all(|ch| ch.meta.text.is_some()));
+        assert_eq!(chunks[1].range, 7..12);
+    }
+
+    #[test]
+    fn keep_separator_end_attaches_to_the_previous_piece() {
+        let text = "one. two. three.";
+        let mut c = cfg(StrategyKind::LangchainCharacter, 6, 0);
+        c.langchain.separator = ". ".into();
+        c.langchain.keep_separator = Some(KeepSeparator::Side(SeparatorSide::End));
+        assert_eq!(texts(text, &run(text, &c)), ["one.", "two.", "three."]);
+        c.langchain.keep_separator = Some(KeepSeparator::Side(SeparatorSide::Start));
+        assert_eq!(texts(text, &run(text, &c)), ["one", ". two", ". three."]);
+    }
+
+    #[test]
+    fn token_windows_decode_lossily_and_keep_their_span() {
+        let text = "中文文本切分测试，看看窗口边界。".repeat(3);
+        let mut c = cfg(StrategyKind::LangchainToken, 7, 2);
+        c.unit = Unit::Tokens;
+        let chunks = run(&text, &c);
+        assert!(chunks.len() > 3);
+        for ch in &chunks {
+            assert!(text.is_char_boundary(ch.range.start) && text.is_char_boundary(ch.range.end));
+            assert!(ch.size <= 7);
+        }
+        assert!(chunks.iter().any(|ch| ch.meta.text.as_deref().is_some_and(|t| t.contains('\u{fffd}'))));
+    }
+
+    #[test]
+    fn markdown_header_metadata_in_dict_order() {
+        let text = "## Two\nintro\n# One\nbody\n### Three\ndeep\n\nmore";
+        let c = cfg(StrategyKind::LangchainMarkdownHeader, 1, 0);
+        let chunks = run(text, &c);
+        assert_eq!(texts(text, &chunks), ["intro", "body", "deep  \nmore"]);
+        assert_eq!(chunks[2].meta.fields, [("Header 1".into(), "One".into()), ("Header 3".into(), "Three".into())]);
+        assert_eq!(chunks[2].meta.headings, ["One", "Three"]);
+        assert_eq!(&text[chunks[2].range.clone()], "deep\n\nmore");
+    }
+
+    #[test]
+    fn special_tokens_are_refused_like_tiktoken_does() {
+        let mut c = cfg(StrategyKind::LangchainToken, 10, 0);
+        c.unit = Unit::Tokens;
+        let sizer = Sizer::for_unit(c.unit, &c.tokenizer).unwrap();
+        let err = chunk("a <|endoftext|> b", &c, &sizer).unwrap_err().to_string();
+        assert!(err.contains("<|endoftext|>"), "{err}");
+    }
 }

@@ -1,0 +1,199 @@
+//! `MarkdownHeaderTextSplitter(headers_to_split_on, return_each_line,
+//! strip_headers)`.
+//!
+//! LangChain rewrites the text: every line is `strip()`ped and loses its
+//! non-printable characters (`str.isprintable`: tabs, NBSP, U+3000, zero-width
+//! characters...), lines of a block are joined with `"\n"`, and blocks with the
+//! same metadata are joined with `"  \n"`. A chunk's range is the source span
+//! from its first to its last line; `meta.text` holds the rewritten content
+//! when it differs from that span.
+
+use super::{py_strip, py_strip_range, LenFn};
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+type Meta = Vec<(String, String)>;
+
+struct Block {
+    content: String,
+    meta: Meta,
+    range: Range<usize>,
+}
+
+/// Characters Python's `str.isprintable()` rejects, except ASCII controls
+/// (checked directly): categories C* and Z* other than the space.
+fn non_printable() -> &'static regex::Regex {
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    RE.get_or_init(|| regex::Regex::new(r"[[\p{C}\p{Z}]--[ ]]").expect("valid class"))
+}
+
+/// `"".join(filter(str.isprintable, s))`.
+fn printable(s: &str) -> Cow<'_, str> {
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return Cow::Borrowed(s);
+    }
+    non_printable().replace_all(s, "")
+}
+
+/// Python dict assignment: update in place or append.
+fn dict_set(meta: &mut Meta, name: &str, value: &str) {
+    match meta.iter_mut().find(|(k, _)| k == name) {
+        Some(entry) => entry.1 = value.to_string(),
+        None => meta.push((name.to_string(), value.to_string())),
+    }
+}
+
+/// Python dict equality (order does not matter).
+fn dict_eq(a: &Meta, b: &Meta) -> bool {
+    a.len() == b.len() && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2))
+}
+
+struct Line<'a> {
+    text: Cow<'a, str>,
+    range: Range<usize>,
+}
+
+fn flush(lines: &mut Vec<Line>, meta: &Meta, out: &mut Vec<Block>) {
+    let (Some(first), Some(last)) = (lines.first(), lines.last()) else { return };
+    let range = first.range.start..last.range.end;
+    let mut content = String::with_capacity(range.len());
+    for (i, l) in lines.iter().enumerate() {
+        if i > 0 {
+            content.push('\n');
+        }
+        content.push_str(&l.text);
+    }
+    out.push(Block { content, meta: meta.clone(), range });
+    lines.clear();
+}
+
+pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
+    let lc = &cfg.langchain;
+    // sorted(headers, key=len(marker), reverse=True): stable, longest first.
+    let mut headers: Vec<(&str, &str)> = lc.headers.iter().map(|(m, n)| (m.as_str(), n.as_str())).collect();
+    headers.sort_by_key(|(m, _)| std::cmp::Reverse(m.chars().count()));
+
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut current: Vec<Line> = Vec::new();
+    let mut current_meta: Meta = Vec::new();
+    let mut stack: Vec<(usize, &str)> = Vec::new();
+    let mut initial: Meta = Vec::new();
+    let mut in_code = false;
+    let mut fence = "";
+
+    let mut line_start = 0;
+    let mut lines = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
+    loop {
+        let Some(line_end) = lines.next() else { break };
+        let range = py_strip_range(text, line_start..line_end);
+        line_start = line_end + 1;
+        let stripped = printable(&text[range.clone()]);
+
+        if !in_code {
+            if stripped.starts_with("```") && stripped.matches("```").count() == 1 {
+                in_code = true;
+                fence = "```";
+            } else if stripped.starts_with("~~~") {
+                in_code = true;
+                fence = "~~~";
+            }
+        } else if stripped.starts_with(fence) {
+            in_code = false;
+            fence = "";
+        }
+        if in_code {
+            current.push(Line { text: stripped, range });
+            continue;
+        }
+
+        let header = headers.iter().find(|(sep, _)| {
+            stripped.starts_with(sep) && (stripped.len() == sep.len() || stripped[sep.len()..].starts_with(' '))
+        });
+        match header {
+            Some(&(sep, name)) => {
+                let level = sep.matches('#').count();
+                while let Some(&(top, top_name)) = stack.last() {
+                    if top < level {
+                        break;
+                    }
+                    stack.pop();
+                    initial.retain(|(k, _)| k != top_name);
+                }
+                stack.push((level, name));
+                dict_set(&mut initial, name, py_strip(&stripped[sep.len()..]));
+                flush(&mut current, &current_meta, &mut blocks);
+                if !lc.strip_headers {
+                    current.push(Line { text: stripped, range });
+                }
+            }
+            None => {
+                if !stripped.is_empty() {
+                    current.push(Line { text: stripped, range });
+                } else {
+                    flush(&mut current, &current_meta, &mut blocks);
+                }
+            }
+        }
+        current_meta.clone_from(&initial);
+    }
+    flush(&mut current, &current_meta, &mut blocks);
+
+    let blocks = if lc.return_each_line { blocks } else { aggregate(blocks, lc.strip_headers)? };
+    Ok(blocks
+        .into_iter()
+        .map(|b| {
+            let size = len.len(&b.content);
+            let mut c = Chunk::new(b.range.clone(), size);
+            c.meta.headings = b.meta.iter().map(|(_, v)| v.clone()).collect();
+            c.meta.fields = b.meta;
+            if text[b.range] != b.content {
+                c.meta.text = Some(b.content);
+            }
+            c
+        })
+        .collect())
+}
+
+/// `aggregate_lines_to_chunks`.
+fn aggregate(blocks: Vec<Block>, strip_headers: bool) -> Result<Vec<Block>> {
+    let mut out: Vec<Block> = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        if let Some(last) = out.last_mut() {
+            let same = dict_eq(&last.meta, &b.meta);
+            let deeper_after_header = !same && last.meta.len() < b.meta.len() && {
+                let last_line = last.content.rsplit('\n').next().unwrap_or("");
+                // Python indexes [0] here and raises IndexError on an empty line.
+                let first = last_line.chars().next().ok_or_else(|| {
+                    Error::input("LangChain's MarkdownHeaderTextSplitter raises IndexError on this text (a chunk ends with an empty line)")
+                })?;
+                first == '#' && !strip_headers
+            };
+            if same || deeper_after_header {
+                last.content.push_str("  \n");
+                last.content.push_str(&b.content);
+                last.range.end = b.range.end;
+                if deeper_after_header {
+                    last.meta = b.meta;
+                }
+                continue;
+            }
+        }
+        out.push(b);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printable_drops_what_python_drops() {
+        assert_eq!(printable("a\tb\u{a0}c\u{3000}d\u{200b}e 中"), "abcde 中");
+        assert!(super::super::is_py_space('\u{1f}'));
+    }
+}

@@ -1,0 +1,60 @@
+//! `TokenTextSplitter`: `split_text_on_tokens` over a tiktoken encoding.
+//!
+//! Windows of `size` token ids, stepping by `size - overlap`, each decoded
+//! with `errors="replace"`. Byte-level BPE tokens concatenate back to the
+//! source bytes, so a window is the byte span of its tokens; when that span
+//! cuts through a character the decoded text differs from the source (U+FFFD
+//! at the cut) and is kept in the chunk.
+
+use super::{check_special_bpe, Raw};
+use crate::config::ChunkConfig;
+use crate::error::{Error, Result};
+use crate::size::{ceil_char_boundary, floor_char_boundary};
+
+/// `size` of each chunk is its window's token count when `tokens_unit`, else left to be measured.
+pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw>> {
+    let bpe = match cfg.tokenizer.as_str() {
+        "cl100k_base" => tiktoken_rs::cl100k_base_singleton(),
+        "o200k_base" => tiktoken_rs::o200k_base_singleton(),
+        other => {
+            return Err(Error::config(format!(
+                "langchain-token needs a tiktoken encoding (cl100k_base or o200k_base), not '{other}'"
+            )))
+        }
+    };
+    check_special_bpe(text, bpe, &cfg.tokenizer)?;
+    let (size, overlap) = (cfg.size, cfg.overlap);
+    if size <= overlap {
+        return Err(Error::config("tokens_per_chunk must be greater than chunk_overlap"));
+    }
+    let ids = bpe.encode_ordinary(text);
+    let mut offsets = Vec::with_capacity(ids.len() + 1);
+    let mut pos = 0usize;
+    offsets.push(0);
+    for id in &ids {
+        pos += bpe.decode_bytes(std::slice::from_ref(id)).map_err(|e| Error::Tokenizer(e.to_string()))?.len();
+        offsets.push(pos);
+    }
+    debug_assert_eq!(pos, text.len());
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < ids.len() {
+        let cur = (start + size).min(ids.len());
+        let (b0, b1) = (offsets[start], offsets[cur]);
+        let mut raw = if text.is_char_boundary(b0) && text.is_char_boundary(b1) {
+            Raw::slice(b0..b1)
+        } else {
+            let decoded = String::from_utf8_lossy(&text.as_bytes()[b0..b1]).into_owned();
+            Raw::owned(decoded, floor_char_boundary(text, b0)..ceil_char_boundary(text, b1))
+        };
+        raw.size = tokens_unit.then_some(cur - start);
+        if b1 > b0 {
+            out.push(raw);
+        }
+        if cur == ids.len() {
+            break;
+        }
+        start += size - overlap;
+    }
+    Ok(out)
+}
