@@ -156,7 +156,9 @@ fn select(m: &mut Model, k: usize) {
         m.top = line.saturating_sub(2);
         clamp_top(m);
     }
-    set_status(m, format!("chunk {k}: {size} {}, {chars} chars", m.pane().config.unit));
+    let unit = m.pane().config.unit;
+    let chars = if unit == crate::config::Unit::Chars { String::new() } else { format!(" · {chars} chars") };
+    set_status(m, format!("chunk {k}: {size} {unit}{chars} · bytes {start}..{}", start + m.pane().chunks[k].range.len()));
 }
 
 fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {

@@ -94,7 +94,7 @@ pub fn regions(screen: Rect, compare: bool) -> Regions {
         let mut side = take_right(&mut main, side_w);
         g.docs = [main, Rect::default()];
         if side_w > 0 {
-            if side.height >= 30 {
+            if side.height >= 24 {
                 g.params = take_top(&mut side, 10);
             }
             if side.height >= 14 {
