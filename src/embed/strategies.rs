@@ -45,7 +45,14 @@ pub fn chunk_with(chunker: &Chunker, text: &str, kind: StrategyKind, ctl: Contro
         }
         StrategyKind::Semantic | StrategyKind::SemanticGrouping | StrategyKind::Adaptive => {
             let index = chunker.sizer.index(text)?;
-            let analysis = analyze_with(text, cfg, embedder.as_ref(), &index, ctl)?;
+            let analysis = if kind == StrategyKind::SemanticGrouping {
+                // Grouping compares single sentences with the chunk's mean.
+                let mut c = cfg.clone();
+                c.semantic.buffer_size = 0;
+                analyze_with(text, &c, embedder.as_ref(), &index, ctl)?
+            } else {
+                analyze_with(text, cfg, embedder.as_ref(), &index, ctl)?
+            };
             let ranges = recut(kind, &analysis, cfg)?;
             let ranges = split_oversized(text, &index, ranges, cfg.size);
             let mut chunks = ranges_to_chunks(ranges, &index);
@@ -76,7 +83,9 @@ pub fn analyze_with(
     SemanticAnalysis::compute(text, sentences, cfg.semantic.buffer_size, embedder, index, ctl)
 }
 
-/// Re-cut from a cached analysis (no embedding): threshold from
+/// Re-cut from a cached analysis (no embedding). `semantic-grouping` wants
+/// an analysis computed with `buffer_size = 0` (single-sentence vectors; the
+/// Chunker path does that). Threshold from
 /// `cfg.semantic`, max size `cfg.size`, min size `cfg.semantic.min_size`.
 /// Sentences longer than `size` on their own are left whole here; the
 /// [`Chunker`] path splits them with [`split_oversized`].
