@@ -1,0 +1,322 @@
+//! Invariants of every non-model strategy on real documents, and snapshots of
+//! representative outputs.
+//!
+//! Inputs: every *.md / *.txt file of `../shared/corpus` (read at test time,
+//! never copied into the repo; a missing folder fails with its path) and our
+//! own `samples/` (whatever exists). Big corpus files are checked on three
+//! windows (start, middle, end; cut at arbitrary char boundaries) so the suite
+//! stays quick in debug builds; each file is also chunked whole once with the
+//! default settings.
+//!
+//! For each input × strategy (fixed, recursive, sentence, markdown, document,
+//! and the LangChain ones once they exist) × unit (chars, words, cl100k
+//! tokens) × two size/overlap settings, `common::Checker` checks bounds, char
+//! boundaries, order, coverage of all non-whitespace text, reported sizes, the
+//! size limit (where promised) and each strategy's overlap rule.
+//!
+//! Snapshots (tests/snapshots/invariants__*.snap) hold, per (file, strategy,
+//! settings), the chunk count, `start..end:size` per chunk and sha256 hashes:
+//! never corpus text.
+
+mod common;
+
+use chunktui::config::{ChunkConfig, StrategyKind, Unit};
+use chunktui::Chunker;
+use common::{config, corpus_files, read_corpus, run_and_check, windows, Checker, NON_MODEL};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
+
+/// (size, overlap) per unit: one roomy, one tight.
+fn settings(unit: Unit) -> [(usize, usize); 2] {
+    match unit {
+        Unit::Chars => [(1000, 200), (120, 30)],
+        Unit::Words => [(150, 20), (25, 0)],
+        Unit::Tokens => [(256, 32), (40, 8)],
+    }
+}
+
+/// Window length for big files (bytes).
+const WINDOW: usize = 40_000;
+
+/// Run every strategy × unit × setting on `text`; collect failures.
+fn check_text(label: &str, text: &str, units: &[Unit]) -> (Vec<String>, BTreeSet<&'static str>) {
+    let mut failures = Vec::new();
+    let mut unavailable = BTreeSet::new();
+    for &unit in units {
+        let checker = Checker::new(text, unit);
+        for kind in NON_MODEL {
+            if kind == StrategyKind::LangchainToken && unit != Unit::Tokens {
+                continue;
+            }
+            for (size, overlap) in settings(unit) {
+                let cfg = config(kind, unit, size, overlap);
+                match run_and_check(&checker, &cfg) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => {
+                        unavailable.insert(kind.name());
+                    }
+                    Err(e) => failures.push(format!("{label}: {e}")),
+                }
+            }
+        }
+    }
+    (failures, unavailable)
+}
+
+fn check_file(name: &str) {
+    let text = read_corpus(name);
+    let mut failures = Vec::new();
+    let mut unavailable = BTreeSet::new();
+    for (range, window) in windows(&text, WINDOW, 3) {
+        let (f, u) = check_text(&format!("{name}[{range:?}]"), window, &Unit::ALL);
+        failures.extend(f);
+        unavailable.extend(u);
+    }
+    // The whole file once, with the defaults (recursive, 1000/200 chars) and fixed.
+    if text.len() > WINDOW {
+        let checker = Checker::new(&text, Unit::Chars);
+        for kind in [StrategyKind::Recursive, StrategyKind::Fixed] {
+            let cfg = ChunkConfig { strategy: kind, ..ChunkConfig::default() };
+            if let Err(e) = run_and_check(&checker, &cfg) {
+                failures.push(format!("{name} (whole): {e}"));
+            }
+        }
+    }
+    report(name, failures, unavailable);
+}
+
+fn report(name: &str, failures: Vec<String>, unavailable: BTreeSet<&str>) {
+    if !unavailable.is_empty() {
+        eprintln!("note: {name}: not available yet, left out: {unavailable:?}");
+    }
+    assert!(failures.is_empty(), "{} invariant failure(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+// One test per known corpus file, so the harness runs them in parallel.
+const KNOWN: [&str; 4] = ["en_ripgrep_guide_faq.md", "en_rust_book.md", "en_war_and_peace.txt", "zh_rust_book.md"];
+
+#[test]
+fn corpus_en_ripgrep_guide_faq() {
+    check_file(KNOWN[0]);
+}
+
+#[test]
+fn corpus_en_rust_book() {
+    check_file(KNOWN[1]);
+}
+
+#[test]
+fn corpus_en_war_and_peace_crlf() {
+    check_file(KNOWN[2]);
+}
+
+#[test]
+fn corpus_zh_rust_book() {
+    check_file(KNOWN[3]);
+}
+
+/// Any *.md / *.txt file added to the corpus later is checked too.
+#[test]
+fn corpus_other_files() {
+    for f in corpus_files() {
+        if !KNOWN.contains(&f.name.as_str()) {
+            check_file(&f.name);
+        }
+    }
+}
+
+/// The corpus is byte-exact what MANIFEST.tsv says, so snapshots mean something.
+#[test]
+fn corpus_matches_manifest() {
+    for f in corpus_files() {
+        let bytes = std::fs::read(&f.path).unwrap_or_else(|e| panic!("cannot read {}: {e}", f.path.display()));
+        assert_eq!(bytes.len(), f.bytes, "{}: size differs from MANIFEST.tsv", f.path.display());
+        assert_eq!(hex(&Sha256::digest(&bytes)), f.sha256, "{}: sha256 differs from MANIFEST.tsv", f.path.display());
+    }
+}
+
+#[test]
+fn samples() {
+    let files = common::sample_files();
+    if files.is_empty() {
+        eprintln!("note: samples/ has no *.md, *.txt or *.rs files yet");
+    }
+    let mut failures = Vec::new();
+    let mut unavailable = BTreeSet::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let (f, u) = check_text(&name, &text, &Unit::ALL);
+        failures.extend(f);
+        unavailable.extend(u);
+        // Code samples also with the language preset their extension picks.
+        if let Some(lang) = chunktui::DocKind::language(&path) {
+            let checker = Checker::new(&text, Unit::Chars);
+            for (size, overlap) in settings(Unit::Chars) {
+                let mut cfg = config(StrategyKind::Recursive, Unit::Chars, size, overlap);
+                cfg.recursive.preset = if lang == "markdown" { "markdown".into() } else { lang.into() };
+                if let Err(e) = run_and_check(&checker, &cfg) {
+                    failures.push(format!("{name} (preset {lang}): {e}"));
+                }
+            }
+        }
+    }
+    report("samples", failures, unavailable);
+}
+
+/// Every separators preset, and a custom regex list, on mixed text.
+#[test]
+fn presets_and_custom_separators() {
+    let text = read_corpus("zh_rust_book.md");
+    let en = read_corpus("en_rust_book.md");
+    let mut failures = Vec::new();
+    for (name, t) in [("zh_rust_book.md", &text), ("en_rust_book.md", &en)] {
+        let (_, window) = windows(t, 20_000, 3)[1].clone();
+        for unit in [Unit::Chars, Unit::Tokens] {
+            let checker = Checker::new(window, unit);
+            for preset in chunktui::strategy::recursive::PRESETS {
+                for kind in [StrategyKind::Recursive, StrategyKind::Markdown] {
+                    let mut cfg = config(kind, unit, settings(unit)[1].0, settings(unit)[1].1);
+                    cfg.recursive.preset = preset.into();
+                    if let Err(e) = run_and_check(&checker, &cfg) {
+                        failures.push(format!("{name} preset {preset}: {e}"));
+                    }
+                }
+            }
+            let mut cfg = config(StrategyKind::Recursive, unit, settings(unit)[1].0, settings(unit)[1].1);
+            cfg.recursive.separators = Some(vec![r"\n\s*\n".into(), r"[。！？.!?]\s*".into(), r"\s+".into()]);
+            cfg.recursive.is_regex = true;
+            if let Err(e) = run_and_check(&checker, &cfg) {
+                failures.push(format!("{name} custom regex: {e}"));
+            }
+            // Sentence packing with a sentence cap and more carried sentences.
+            let mut cfg = config(StrategyKind::Sentence, unit, settings(unit)[0].0, settings(unit)[0].1);
+            cfg.sentence.max_sentences = 3;
+            cfg.sentence.overlap_sentences = 2;
+            if let Err(e) = run_and_check(&checker, &cfg) {
+                failures.push(format!("{name} sentence max 3 keep 2: {e}"));
+            }
+        }
+    }
+    report("presets", failures, BTreeSet::new());
+}
+
+// ---------------------------------------------------------------------------
+// Snapshots: ranges, sizes, counts and hashes only.
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn summary(file: &str, window: &std::ops::Range<usize>, text: &str, cfg: &ChunkConfig) -> Option<serde_json::Value> {
+    let chunker = Chunker::new(cfg).unwrap();
+    let chunks = match chunker.chunk(text) {
+        Ok(c) => c,
+        Err(e) if common::not_available(&e) => return None,
+        Err(e) => panic!("{file}: {}: {e}", common::describe(cfg)),
+    };
+    let mut all = Sha256::new();
+    for c in &chunks {
+        all.update(c.text(text).as_bytes());
+        all.update([0u8]);
+    }
+    let list: Vec<String> = chunks.iter().map(|c| format!("{}..{}:{}", c.range.start, c.range.end, c.size)).collect();
+    let mut ranges = Sha256::new();
+    ranges.update(list.join(",").as_bytes());
+    Some(serde_json::json!({
+        "file": file,
+        "window": format!("{}..{}", window.start, window.end),
+        "config": common::describe(cfg),
+        "count": chunks.len(),
+        "sha256_chunk_texts": hex(&all.finalize()),
+        "sha256_ranges": hex(&ranges.finalize()),
+        "chunks": list,
+    }))
+}
+
+fn snapshot_configs() -> Vec<(&'static str, ChunkConfig)> {
+    let mut sentence = config(StrategyKind::Sentence, Unit::Words, 120, 10);
+    sentence.sentence.overlap_sentences = 1;
+    vec![
+        ("recursive_chars_1000_200", ChunkConfig::default()),
+        ("fixed_tokens_256_32", config(StrategyKind::Fixed, Unit::Tokens, 256, 32)),
+        ("sentence_words_120_10", sentence),
+        ("markdown_chars_800_100", config(StrategyKind::Markdown, Unit::Chars, 800, 100)),
+        ("document", config(StrategyKind::Document, Unit::Chars, 1000, 0)),
+    ]
+}
+
+#[test]
+fn snapshots_corpus() {
+    for file in KNOWN {
+        let text = read_corpus(file);
+        // The small file whole; a middle window of the big ones.
+        let (range, window) = if text.len() <= 100_000 { (0..text.len(), text.as_str()) } else { windows(&text, 30_000, 3)[1].clone() };
+        let stem = file.split('.').next().unwrap();
+        for (name, cfg) in snapshot_configs() {
+            if let Some(v) = summary(file, &range, window, &cfg) {
+                insta::assert_json_snapshot!(format!("{stem}__{name}"), v);
+            }
+        }
+    }
+}
+
+/// Our own text, so the snapshot may hold chunk text and stays readable.
+const OWN_SAMPLE: &str = "# Chunking notes\n\nChunks are byte ranges into the original text. \
+Sizes are counted in chars, words or tokens.\r\n\r\n## Overlap\n\nNeighbouring chunks may share text. \
+The recursive strategy keeps whole pieces; fixed windows keep exact strides.\n\n\
+```rust\nfn main() {\n    println!(\"# not a heading\");\n}\n```\n\n\
+## 中文\n\n分块是检索增强生成的第一步。每个块都有大小限制！好的分块让检索更准确？是的。\n\n\
+- emoji: 👩‍👩‍👧‍👦 🇯🇵 🦀\n- combining: é\n";
+
+#[test]
+fn snapshots_own_sample() {
+    let configs = [
+        config(StrategyKind::Fixed, Unit::Chars, 40, 10),
+        config(StrategyKind::Fixed, Unit::Words, 12, 3),
+        config(StrategyKind::Recursive, Unit::Chars, 80, 20),
+        config(StrategyKind::Recursive, Unit::Tokens, 20, 5),
+        config(StrategyKind::Sentence, Unit::Chars, 80, 0),
+        config(StrategyKind::Markdown, Unit::Chars, 120, 0),
+        config(StrategyKind::Document, Unit::Chars, 1, 0),
+    ];
+    for cfg in configs {
+        let checker = Checker::new(OWN_SAMPLE, cfg.unit);
+        let chunks = run_and_check(&checker, &cfg).unwrap().expect("ours are available");
+        let v: Vec<serde_json::Value> = chunks
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "range": format!("{}..{}", c.range.start, c.range.end),
+                    "size": c.size,
+                    "headings": c.meta.headings,
+                    "text": &OWN_SAMPLE[c.range.clone()],
+                })
+            })
+            .collect();
+        let name = format!("own_sample__{}_{}_{}_{}", cfg.strategy, cfg.unit, cfg.size, cfg.overlap).replace('-', "_");
+        insta::assert_json_snapshot!(name, v);
+    }
+}
+
+/// KNOWN BUG, kept as a failing case (see common::KNOWN_BUG_FIXED_TOKENS_SPLIT_CHAR):
+/// fixed windows over cl100k tokens go over `size` when BPE splits a char
+/// into several tokens. Run with `cargo test --test invariants -- --ignored`.
+#[test]
+#[ignore = "known bug in src/strategy/fixed.rs: token windows over chars split by BPE exceed size"]
+fn known_bug_fixed_tokens_split_char() {
+    for text in ["é强大", "植于", "🦀é"] {
+        let cfg = config(StrategyKind::Fixed, Unit::Tokens, 2, 0);
+        let chunks = Chunker::new(&cfg).unwrap().chunk(text).unwrap();
+        for c in &chunks {
+            let graphemes = unicode_segmentation::UnicodeSegmentation::graphemes(&text[c.range.clone()], true).count();
+            assert!(
+                c.size <= 2 || graphemes == 1,
+                "{text:?}: chunk {:?} {:?} holds {} tokens, over size 2",
+                c.range,
+                &text[c.range.clone()],
+                c.size
+            );
+        }
+    }
+}
