@@ -46,8 +46,14 @@ impl Runtime {
     pub fn new(syntect_theme: Option<String>) -> Runtime {
         let (tx, rx) = channel();
         let (chunk_tx, chunk_rx) = channel();
+        let (count_tx, count_rx) = channel();
         let t = tx.clone();
-        std::thread::Builder::new().name("chunker".into()).spawn(move || chunk_worker(chunk_rx, t)).expect("spawn chunker");
+        std::thread::Builder::new()
+            .name("chunker".into())
+            .spawn(move || chunk_worker(chunk_rx, count_tx, t))
+            .expect("spawn chunker");
+        let t = tx.clone();
+        std::thread::Builder::new().name("token-counter".into()).spawn(move || count_worker(count_rx, t)).expect("spawn counter");
         let hl_tx = syntect_theme.map(|theme| {
             let (hl_tx, hl_rx) = channel();
             let t = tx.clone();
@@ -146,14 +152,11 @@ struct CountJob {
     counts: Vec<usize>,
 }
 
-fn chunk_worker(rx: Receiver<ChunkReq>, tx: Sender<Msg>) {
+fn chunk_worker(rx: Receiver<ChunkReq>, counter: Sender<CountJob>, tx: Sender<Msg>) {
     let mut latest: [Option<ChunkReq>; 2] = [None, None];
-    let mut counting: VecDeque<CountJob> = VecDeque::new();
-    let mut tokenizers: HashMap<String, Option<Tokenizer>> = HashMap::new();
     loop {
-        let idle = latest.iter().all(Option::is_none) && counting.is_empty();
         let mut incoming: Vec<ChunkReq> = Vec::new();
-        if idle {
+        if latest.iter().all(Option::is_none) {
             match rx.recv() {
                 Ok(r) => incoming.push(r),
                 Err(_) => return,
@@ -161,46 +164,58 @@ fn chunk_worker(rx: Receiver<ChunkReq>, tx: Sender<Msg>) {
         }
         incoming.extend(rx.try_iter());
         for r in incoming {
-            counting.retain(|j| j.pane != r.pane);
             let pane = r.pane.min(1);
             latest[pane] = Some(r); // the newest request per pane wins
         }
-        if let Some(req) = latest[0].take().or_else(|| latest[1].take()) {
-            let result = chunk_now(&req.config, &req.text);
-            let msg_result = match result {
-                Ok((chunks, stats)) => {
-                    let chunks = Arc::new(chunks);
-                    counting.push_back(CountJob {
-                        pane: req.pane,
-                        rev: req.rev,
-                        chunks: chunks.clone(),
-                        text: req.text.clone(),
-                        tokenizer: req.config.tokenizer.clone(),
-                        counts: Vec::new(),
-                    });
-                    Ok((chunks, stats))
-                }
-                Err(e) => Err(e),
-            };
-            if tx.send(Msg::Chunked { pane: req.pane, rev: req.rev, result: msg_result }).is_err() {
-                return;
-            }
-            continue;
+        let Some(req) = latest[0].take().or_else(|| latest[1].take()) else { continue };
+        let result = chunk_now(&req.config, &req.text).map(|(chunks, stats)| (Arc::new(chunks), stats));
+        if let Ok((chunks, _)) = &result {
+            let _ = counter.send(CountJob {
+                pane: req.pane,
+                rev: req.rev,
+                chunks: chunks.clone(),
+                text: req.text.clone(),
+                tokenizer: req.config.tokenizer.clone(),
+                counts: Vec::new(),
+            });
         }
-        // Token counts, a slice at a time so a new request is never kept waiting.
-        if let Some(job) = counting.front_mut() {
-            let tok = tokenizers.entry(job.tokenizer.clone()).or_insert_with(|| Tokenizer::load(&job.tokenizer).ok());
-            let Some(tok) = tok else {
-                counting.pop_front();
-                continue;
-            };
-            let from = job.counts.len();
-            for c in job.chunks.iter().skip(from).take(16) {
-                job.counts.push(tok.count(c.text(&job.text)));
+        if tx.send(Msg::Chunked { pane: req.pane, rev: req.rev, result }).is_err() {
+            return;
+        }
+    }
+}
+
+/// Standalone token counts on their own thread, so counting a huge chunk
+/// never delays the next chunking request. A newer job for a pane replaces
+/// the older one.
+fn count_worker(rx: Receiver<CountJob>, tx: Sender<Msg>) {
+    let mut jobs: VecDeque<CountJob> = VecDeque::new();
+    let mut tokenizers: HashMap<String, Option<Tokenizer>> = HashMap::new();
+    loop {
+        if jobs.is_empty() {
+            match rx.recv() {
+                Ok(j) => jobs.push_back(j),
+                Err(_) => return,
             }
-            if job.counts.len() == job.chunks.len() {
-                let job = counting.pop_front().expect("front exists");
-                let _ = tx.send(Msg::TokensCounted { pane: job.pane, rev: job.rev, counts: job.counts });
+        }
+        for j in rx.try_iter() {
+            jobs.retain(|old| old.pane != j.pane);
+            jobs.push_back(j);
+        }
+        let Some(job) = jobs.front_mut() else { continue };
+        let tok = tokenizers.entry(job.tokenizer.clone()).or_insert_with(|| Tokenizer::load(&job.tokenizer).ok());
+        let Some(tok) = tok else {
+            jobs.pop_front();
+            continue;
+        };
+        let from = job.counts.len();
+        for c in job.chunks.iter().skip(from).take(16) {
+            job.counts.push(tok.count(c.text(&job.text)));
+        }
+        if job.counts.len() == job.chunks.len() {
+            let job = jobs.pop_front().expect("front exists");
+            if tx.send(Msg::TokensCounted { pane: job.pane, rev: job.rev, counts: job.counts }).is_err() {
+                return;
             }
         }
     }
