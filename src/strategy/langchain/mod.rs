@@ -175,6 +175,11 @@ impl<'t> CpCursor<'t> {
         self.byte
     }
 
+    fn set(&mut self, byte: usize, cp: usize) {
+        self.byte = byte;
+        self.cp = cp;
+    }
+
     /// Code point offset of byte `byte` (a char boundary).
     fn cp_of(&mut self, byte: usize) -> usize {
         if self.ascii {
@@ -188,6 +193,38 @@ impl<'t> CpCursor<'t> {
         self.byte = byte;
         self.cp
     }
+}
+
+/// `text.find(needle, from_byte)` in bytes. `natural` is where the needle is
+/// known to occur verbatim (a slice chunk): when it lies a short way after
+/// `from_byte`, scan that window with memchr instead of building a full
+/// substring searcher for every chunk.
+fn find_from(text: &str, needle: &str, from_byte: usize, natural: Option<usize>) -> Option<usize> {
+    let (hay, pat) = (text.as_bytes(), needle.as_bytes());
+    let first = *pat.first()?;
+    if let Some(nat) = natural.filter(|&n| n >= from_byte && n - from_byte <= 8192) {
+        let mut at = from_byte;
+        while let Some(i) = memchr::memchr(first, &hay[at..=nat]) {
+            let p = at + i;
+            if bytes_eq(&hay[p..(p + pat.len()).min(hay.len())], pat) {
+                return Some(p);
+            }
+            at = p + 1;
+        }
+        unreachable!("the needle occurs at its natural position");
+    }
+    memchr::memmem::find(&hay[from_byte..], pat).map(|at| from_byte + at)
+}
+
+/// Slice equality that settles short or early-differing slices without a
+/// `memcmp` call (most candidates differ in their first bytes).
+#[inline]
+pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let head = a.len().min(8);
+    a[..head] == b[..head] && (a.len() <= 8 || a[head..] == b[head..])
 }
 
 #[inline]
@@ -214,7 +251,7 @@ pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn) -> V
         let from = (index + previous_len - chunk_overlap as i64).max(0) as usize;
         let found = if from < cursor.total_cp {
             let from_byte = cursor.byte_of(from);
-            memchr::memmem::find(&text.as_bytes()[from_byte..], s.as_bytes()).map(|at| from_byte + at)
+            find_from(text, s, from_byte, raw.text.is_none().then_some(raw.range.start))
         } else {
             None
         };
@@ -225,6 +262,9 @@ pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn) -> V
         let chunk = match found {
             Some(at) => {
                 index = cursor.cp_of(at) as i64;
+                // Park the cursor at the chunk's end: the next search starts
+                // `chunk_overlap` code points before it.
+                cursor.set(at + s.len(), index as usize + len_cp);
                 Chunk::new(at..at + s.len(), size)
             }
             None => {

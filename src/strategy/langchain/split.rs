@@ -5,7 +5,7 @@
 //! strings. A merged chunk is built as a `String` only when it is not a
 //! verbatim slice (dropped empty splits, a regex pattern used as the joiner).
 
-use super::{py_strip, py_strip_range, LenFn, Raw};
+use super::{bytes_eq, py_strip, py_strip_range, LenFn, Raw};
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide};
 use crate::error::{Error, Result};
 use memchr::memmem;
@@ -229,7 +229,7 @@ impl Merge<'_> {
         let (Some(first), Some(last)) = (docs.first(), docs.last()) else { return };
         let text = self.text;
         let span = first.start..last.end;
-        let verbatim = docs.windows(2).all(|w| text.as_bytes()[w[0].end..w[1].start] == *sep.as_bytes());
+        let verbatim = docs.windows(2).all(|w| bytes_eq(&text.as_bytes()[w[0].end..w[1].start], sep.as_bytes()));
         if verbatim {
             let r = if self.strip { py_strip_range(text, span) } else { span };
             if !r.is_empty() {
