@@ -49,21 +49,44 @@ fn by_chars(text: &str, size: usize, stride: usize) -> Vec<Range<usize>> {
 }
 
 fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize) -> Vec<Range<usize>> {
-    let n = spans.len();
-    let mut out = Vec::with_capacity(n / stride + 1);
-    let mut first = 0;
-    while first < n {
-        let last = (first + size).min(n); // one past the last unit
-        let start = if first == 0 { 0 } else { spans[first].0 as usize };
-        let end = if last == n { text.len() } else { spans[last].0 as usize };
+    // Byte-level BPE can split one char over several tokens; their spans were
+    // snapped outwards to the char, so they overlap. Such a run is one group:
+    // a window takes whole groups, so no char is cut and no window goes over
+    // `size` (unless one group alone is bigger, e.g. a rare emoji).
+    let mut groups: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (i, span) in spans.iter().enumerate() {
+        match groups.last_mut() {
+            Some(g) if span.0 < spans[g.1 - 1].1 => g.1 = i + 1,
+            _ => groups.push((i, i + 1)),
+        }
+    }
+    let n = groups.len();
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len() / stride + 1);
+    let mut g = 0;
+    while g < n {
+        let first_token = groups[g].0;
+        let last_group = extend(&groups, g, first_token, size);
+        let start = if g == 0 { 0 } else { spans[first_token].0 as usize };
+        let end = if last_group + 1 == n { text.len() } else { spans[groups[last_group + 1].0].0 as usize };
         let r = trim_range(text, start..end);
-        if !r.is_empty() {
+        // A window that only adds whitespace trims to what the last one holds.
+        if !r.is_empty() && !out.last().is_some_and(|last| last.start <= r.start && r.end <= last.end) {
             out.push(r);
         }
-        if last == n {
+        if last_group + 1 == n {
             break;
         }
-        first += stride;
+        // Next window: the first group at or after token first+stride, but never
+        // past the end of this window, and always adding something new.
+        let target = first_token + stride;
+        let mut next = g + 1;
+        while next <= last_group && groups[next].0 < target {
+            next += 1;
+        }
+        if extend(&groups, next, groups[next].0, size) <= last_group {
+            next = last_group + 1;
+        }
+        g = next;
     }
     if out.is_empty() {
         // No units at all (e.g. only punctuation): one chunk of everything.
@@ -73,6 +96,16 @@ fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize) -> Vec
         }
     }
     out
+}
+
+/// The last group of a window starting at group `g`: whole groups while the
+/// window holds at most `size` units (at least one group).
+fn extend(groups: &[(usize, usize)], g: usize, first_token: usize, size: usize) -> usize {
+    let mut h = g;
+    while h + 1 < groups.len() && groups[h + 1].1 - first_token <= size {
+        h += 1;
+    }
+    h
 }
 
 #[cfg(test)]
@@ -94,6 +127,29 @@ mod tests {
         let idx = Sizer::chars().index(text).unwrap();
         let got: Vec<_> = chunk(text, &idx, Unit::Chars, 2, 0).into_iter().map(|r| &text[r]).collect();
         assert_eq!(got, ["中文", "字符", "🦀好"]);
+    }
+
+    #[test]
+    fn tokens_never_cut_a_char_that_bpe_splits_and_never_repeat() {
+        let tok = crate::size::Tokenizer::load("cl100k_base").unwrap();
+        for text in ["é强大", "植于", "🦀é", "\t. ", "丏亍", "中文字符的切分🦀测试"] {
+            for (size, overlap) in [(2, 0), (2, 1), (3, 1)] {
+                let idx = Sizer::tokens(tok.clone()).index(text).unwrap();
+                let got = chunk(text, &idx, Unit::Tokens, size, overlap);
+                for w in got.windows(2) {
+                    assert!(w[0] != w[1] && w[1].end > w[0].end, "{text:?} {size}/{overlap}: {got:?}");
+                }
+                for r in &got {
+                    let graphemes = text[r.clone()].chars().count();
+                    assert!(idx.size(r.clone()) <= size || graphemes == 1, "{text:?} {size}/{overlap}: {r:?}");
+                }
+                let covered: usize = crate::stats::uncovered_non_whitespace(
+                    &got.iter().map(|r| crate::Chunk::new(r.clone(), 0)).collect::<Vec<_>>(),
+                    text,
+                );
+                assert_eq!(covered, 0, "{text:?} {size}/{overlap}: {got:?}");
+            }
+        }
     }
 
     #[test]
