@@ -299,12 +299,11 @@ fn snapshots_own_sample() {
     }
 }
 
-/// KNOWN BUG, kept as a failing case (see common::KNOWN_BUG_FIXED_TOKENS_SPLIT_CHAR):
-/// fixed windows over cl100k tokens go over `size` when BPE splits a char
-/// into several tokens. Run with `cargo test --test invariants -- --ignored`.
+/// Regression (found by these invariants): fixed windows over cl100k tokens
+/// went over `size` when BPE splits a char into several tokens (their spans
+/// snap to the same char): "é强大" gave "强大" = 3 tokens at size 2.
 #[test]
-#[ignore = "known bug in src/strategy/fixed.rs: token windows over chars split by BPE exceed size"]
-fn known_bug_fixed_tokens_split_char() {
+fn regression_fixed_tokens_split_char() {
     for text in ["é强大", "植于", "🦀é"] {
         let cfg = config(StrategyKind::Fixed, Unit::Tokens, 2, 0);
         let chunks = Chunker::new(&cfg).unwrap().chunk(text).unwrap();
@@ -318,19 +317,23 @@ fn known_bug_fixed_tokens_split_char() {
                 c.size
             );
         }
+        let checker = Checker::new(text, Unit::Tokens);
+        run_and_check(&checker, &cfg).unwrap();
     }
 }
 
-/// KNOWN BUG, kept as a failing case (see common::KNOWN_BUG_FIXED_TOKENS_REPEAT):
-/// fixed windows over cl100k tokens with overlap can repeat the same range.
+/// Regression (found by tests/properties.rs): fixed windows over cl100k tokens
+/// with overlap repeated a range: "\t. " at 2/1 gave "." twice (the window's
+/// only new token was whitespace); "丏亍" gave "丏" twice (a split char).
 #[test]
-#[ignore = "known bug in src/strategy/fixed.rs: token windows can repeat the same range"]
-fn known_bug_fixed_tokens_repeat() {
+fn regression_fixed_tokens_repeat() {
     for text in ["\t. ", "丏亍"] {
         let cfg = config(StrategyKind::Fixed, Unit::Tokens, 2, 1);
         let chunks = Chunker::new(&cfg).unwrap().chunk(text).unwrap();
         for w in chunks.windows(2) {
             assert_ne!(w[0].range, w[1].range, "{text:?}: the same chunk twice");
         }
+        let checker = Checker::new(text, Unit::Tokens);
+        run_and_check(&checker, &cfg).unwrap();
     }
 }
