@@ -86,9 +86,8 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
     let mut fence = "";
 
     let mut line_start = 0;
-    let mut lines = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
-    loop {
-        let Some(line_end) = lines.next() else { break };
+    let lines = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
+    for line_end in lines {
         let range = py_strip_range(text, line_start..line_end);
         line_start = line_end + 1;
         let stripped = printable(&text[range.clone()]);

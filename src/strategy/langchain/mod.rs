@@ -10,10 +10,10 @@
 //! fails (it then reports `start_index = -1`) the chunk keeps the source span it
 //! was cut from.
 //!
-//! - [`split`]: `CharacterTextSplitter` and `RecursiveCharacterTextSplitter`
+//! - [`split`]. `CharacterTextSplitter` and `RecursiveCharacterTextSplitter`
 //!   (`_split_text_with_regex`, `_merge_splits`).
-//! - [`token`]: `TokenTextSplitter` (`split_text_on_tokens`) over tiktoken.
-//! - [`markdown`]: `MarkdownHeaderTextSplitter`.
+//! - [`token`]. `TokenTextSplitter` (`split_text_on_tokens`) over tiktoken.
+//! - [`markdown`]. `MarkdownHeaderTextSplitter`.
 
 pub mod markdown;
 pub mod split;
@@ -213,7 +213,9 @@ fn find_from(text: &str, needle: &str, from_byte: usize, natural: Option<usize>)
         }
         unreachable!("the needle occurs at its natural position");
     }
-    memchr::memmem::find(&hay[from_byte..], pat).map(|at| from_byte + at)
+    // Known to occur at `natural`: no need to look further than that.
+    let end = natural.filter(|&n| n >= from_byte).map_or(hay.len(), |n| n + pat.len());
+    memchr::memmem::find(&hay[from_byte..end], pat).map(|at| from_byte + at)
 }
 
 /// Slice equality that settles short or early-differing slices without a
