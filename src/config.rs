@@ -84,7 +84,9 @@ impl StrategyKind {
         )
     }
 
-    /// Strategies whose chunks must stay within `size`.
+    /// Strategies whose chunks must stay within `size`. LangChain's do not
+    /// promise it: they add up piece lengths (token counts of pieces are not
+    /// the count of the joined chunk) and pass unsplittable pieces through.
     pub fn promises_size_limit(self) -> bool {
         !matches!(
             self,
@@ -92,6 +94,8 @@ impl StrategyKind {
                 | StrategyKind::LangchainMarkdownHeader
                 | StrategyKind::LangchainSemantic
                 | StrategyKind::LangchainCharacter
+                | StrategyKind::LangchainRecursive
+                | StrategyKind::LangchainToken
         )
     }
 }

@@ -65,21 +65,31 @@ impl Chunker {
     /// Cut `text` into chunks.
     pub fn chunk(&self, text: &str) -> Result<Vec<Chunk>> {
         let cfg = &self.config;
-        let index = self.sizer.index(text)?;
-        let ranges: Vec<Range<usize>> = match cfg.strategy {
-            StrategyKind::Fixed => fixed::chunk(text, &index, cfg.unit, cfg.size, cfg.overlap),
-            StrategyKind::Recursive => {
-                recursive::chunk(text, &index, self.separators(), cfg.size, cfg.overlap, 0..text.len())
-            }
-            StrategyKind::Sentence => sentence::chunk(text, &index, cfg),
-            StrategyKind::Markdown => return Ok(markdown::chunk(text, &index, self.separators(), cfg)),
-            StrategyKind::Document => {
-                crate::segment::trim_range(text, 0..text.len()).into_iter().take(1).map(|_| 0..text.len()).collect()
-            }
+        // Built only for our own strategies: LangChain measures pieces its own
+        // way and the model strategies index what they need.
+        let index = || self.sizer.index(text);
+        let (ranges, index) = match cfg.strategy {
             StrategyKind::LangchainCharacter
             | StrategyKind::LangchainRecursive
             | StrategyKind::LangchainToken
             | StrategyKind::LangchainMarkdownHeader => return langchain::chunk(text, cfg, &self.sizer),
+            StrategyKind::Markdown => return Ok(markdown::chunk(text, &index()?, self.separators(), cfg)),
+            StrategyKind::Fixed => {
+                let index = index()?;
+                (fixed::chunk(text, &index, cfg.unit, cfg.size, cfg.overlap), index)
+            }
+            StrategyKind::Recursive => {
+                let index = index()?;
+                (recursive::chunk(text, &index, self.separators(), cfg.size, cfg.overlap, 0..text.len()), index)
+            }
+            StrategyKind::Sentence => {
+                let index = index()?;
+                (sentence::chunk(text, &index, cfg), index)
+            }
+            StrategyKind::Document => {
+                let whole = crate::segment::trim_range(text, 0..text.len());
+                (if whole.is_empty() { vec![] } else { vec![whole] }, index()?)
+            }
             kind => return self.chunk_with_model(text, kind),
         };
         Ok(ranges_to_chunks(ranges, &index))
