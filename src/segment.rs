@@ -49,49 +49,72 @@ pub fn sentence_ends(text: &str, range: Range<usize>) -> Vec<usize> {
     let base = range.start;
     let bytes = slice.as_bytes();
     let mut ends = Vec::new();
-    let mut iter = slice.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let is_ascii_term = matches!(c, '.' | '!' | '?');
-        let is_cjk_term = CJK_TERMINATORS.contains(&c);
-        if is_ascii_term || is_cjk_term {
-            // Swallow runs like "?!", "……", "。」".
-            let mut end = i + c.len_utf8();
-            while let Some(&(j, d)) = iter.peek() {
-                if matches!(d, '.' | '!' | '?') || CJK_TERMINATORS.contains(&d) || CLOSERS.contains(&d) {
-                    end = j + d.len_utf8();
-                    iter.next();
-                } else {
-                    break;
-                }
-            }
-            let next = slice[end..].chars().next();
-            let boundary = match next {
-                None => false, // the range end closes it anyway
-                Some(n) if is_cjk_term || c == '…' => !CLOSERS.contains(&n),
-                Some(n) if n.is_whitespace() => c != '.' || !is_abbreviation(slice, i, end),
-                Some(n) => is_cjk(n) && !is_ascii_term, // "foo.bar" and "3.14" do not break
-            };
-            if boundary {
-                ends.push(base + end);
-            }
-        } else if c == '\n' {
+    let mut line_start = 0;
+    let mut i = 0;
+    // Only a few bytes can start a terminator or a line break; skip the rest
+    // without decoding chars (this loop is the sentence strategy's hot path).
+    while i < bytes.len() {
+        if !MAY_END[bytes[i] as usize] {
+            i += 1;
+            continue;
+        }
+        let c = slice[i..].chars().next().expect("i is on a char boundary");
+        if c == '\n' {
             let line_end = if i > 0 && bytes[i - 1] == b'\r' { i - 1 } else { i };
-            let rest = &slice[i + 1..];
-            let next_line = rest.trim_start_matches([' ', '\t']);
+            let next_line = slice[i + 1..].trim_start_matches([' ', '\t']);
             let blank_next = next_line.starts_with('\n') || next_line.starts_with("\r\n");
-            let line_start = slice[..i].rfind('\n').map_or(0, |p| p + 1);
-            let this_line = slice[line_start..line_end].trim_start();
-            if blank_next || starts_block(next_line) || this_line.starts_with('#') || starts_block(this_line) && !this_line.is_empty() {
-                let already = ends.last().is_some_and(|&e| slice[e - base..line_end].trim().is_empty());
-                if !already && !slice[line_start..line_end].trim().is_empty() {
-                    ends.push(base + line_end);
-                }
+            let this_line = slice[line_start..line_end].trim();
+            if !this_line.is_empty()
+                && (blank_next || starts_block(next_line) || this_line.starts_with('#') || starts_block(this_line))
+                && !ends.last().is_some_and(|&e| slice[e - base..line_end].trim().is_empty())
+            {
+                ends.push(base + line_end);
+            }
+            line_start = i + 1;
+            i += 1;
+            continue;
+        }
+        let is_ascii_term = matches!(c, '.' | '!' | '?');
+        if !is_ascii_term && !CJK_TERMINATORS.contains(&c) {
+            i += c.len_utf8();
+            continue;
+        }
+        // Swallow runs like "?!", "……", "。」".
+        let mut end = i + c.len_utf8();
+        for d in slice[end..].chars() {
+            if matches!(d, '.' | '!' | '?') || CJK_TERMINATORS.contains(&d) || CLOSERS.contains(&d) {
+                end += d.len_utf8();
+            } else {
+                break;
             }
         }
+        let boundary = match slice[end..].chars().next() {
+            None => false, // the range end closes it anyway
+            Some(n) if !is_ascii_term => !CLOSERS.contains(&n),
+            Some(n) if n.is_whitespace() => c != '.' || !is_abbreviation(slice, i, end),
+            Some(n) => is_cjk(n) && !is_ascii_term, // "foo.bar" and "3.14" do not break
+        };
+        if boundary && ends.last() != Some(&(base + end)) {
+            ends.push(base + end);
+        }
+        i = end;
     }
-    ends.dedup();
     ends
 }
+
+/// Bytes that can begin a sentence end: ASCII terminators, the line feed, and
+/// the UTF-8 lead bytes of `…` (E2), `。` (E3) and full-width `！？．` (EF).
+const MAY_END: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'.' as usize] = true;
+    t[b'!' as usize] = true;
+    t[b'?' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[0xE2] = true;
+    t[0xE3] = true;
+    t[0xEF] = true;
+    t
+};
 
 fn starts_block(line: &str) -> bool {
     let l = line.trim_start();
