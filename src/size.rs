@@ -153,10 +153,16 @@ impl Sizer {
     }
 
     /// Index `text` once so that any range can be measured quickly.
+    ///
+    /// Token and word indexes of the last few texts are kept: the workbench
+    /// re-chunks the same document on every key press, and tokenizing it again
+    /// would cost far more than the chunking itself.
     pub fn index<'t>(&self, text: &'t str) -> Result<SizeIndex<'t>> {
         Ok(match (self.unit, &self.tokenizer) {
-            (Unit::Tokens, Some(t)) => SizeIndex::Spans(SpanIndex::new(t.token_spans(text)?)),
-            (Unit::Words, _) => SizeIndex::Spans(SpanIndex::new(word_spans(text))),
+            (Unit::Tokens, Some(t)) => {
+                SizeIndex::Spans(span_cache::get_or_build(t.name(), text, || t.token_spans(text))?)
+            }
+            (Unit::Words, _) => SizeIndex::Spans(span_cache::get_or_build("words", text, || Ok(word_spans(text)))?),
             _ => SizeIndex::Chars(CharIndex::new(text)),
         })
     }
@@ -171,7 +177,7 @@ pub fn word_spans(text: &str) -> Vec<(u32, u32)> {
 pub enum SizeIndex<'t> {
     Chars(CharIndex<'t>),
     /// Words or tokens: a unit counts in a range when its span overlaps it.
-    Spans(SpanIndex),
+    Spans(Arc<SpanIndex>),
 }
 
 impl SizeIndex<'_> {
@@ -273,6 +279,53 @@ impl SpanIndex {
 
     pub fn spans(&self) -> &[(u32, u32)] {
         &self.spans
+    }
+}
+
+/// A small process-wide cache of span indexes, keyed by what was measured
+/// (tokenizer name or "words") and a hash of the text.
+mod span_cache {
+    use super::SpanIndex;
+    use crate::error::Result;
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    use std::sync::{Arc, Mutex};
+
+    /// Enough for two compared panes with different tokenizers, plus words.
+    const KEEP: usize = 4;
+
+    type Key = (String, usize, u64);
+    static CACHE: Mutex<Vec<(Key, Arc<SpanIndex>)>> = Mutex::new(Vec::new());
+
+    /// Texts smaller than this are indexed directly: hashing would not pay.
+    const MIN_BYTES: usize = 64 * 1024;
+
+    pub fn get_or_build(
+        what: &str,
+        text: &str,
+        build: impl FnOnce() -> Result<Vec<(u32, u32)>>,
+    ) -> Result<Arc<SpanIndex>> {
+        if text.len() < MIN_BYTES {
+            return Ok(Arc::new(SpanIndex::new(build()?)));
+        }
+        let mut hasher = DefaultHasher::new();
+        text.hash(&mut hasher);
+        let key = (what.to_string(), text.len(), hasher.finish());
+        if let Some(hit) = lock().iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()) {
+            return Ok(hit);
+        }
+        let index = Arc::new(SpanIndex::new(build()?));
+        let mut cache = lock();
+        if cache.len() >= KEEP {
+            cache.remove(0);
+        }
+        cache.push((key, index.clone()));
+        Ok(index)
+    }
+
+    fn lock() -> std::sync::MutexGuard<'static, Vec<(Key, Arc<SpanIndex>)>> {
+        // A panic elsewhere while holding the lock leaves a usable cache.
+        CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
