@@ -87,8 +87,9 @@ impl Chunker {
                 (sentence::chunk(text, &index, cfg), index)
             }
             StrategyKind::Document => {
-                let whole = crate::segment::trim_range(text, 0..text.len());
-                (if whole.is_empty() { vec![] } else { vec![whole] }, index()?)
+                // The whole file, byte for byte (nothing at all for blank text).
+                let whole = if text.trim().is_empty() { vec![] } else { vec![0..text.len()] };
+                (whole, index()?)
             }
             kind => return self.chunk_with_model(text, kind),
         };
