@@ -8,7 +8,7 @@
 //! ```
 //! use chunktui::{ChunkConfig, Chunker};
 //! let mut config = ChunkConfig::default();
-//! config.size = 40;
+//! config.size = 50;
 //! config.overlap = 0;
 //! let chunker = Chunker::new(&config).unwrap();
 //! let text = "First paragraph here.\n\nSecond paragraph, a bit longer than the first.";
