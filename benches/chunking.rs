@@ -81,5 +81,30 @@ fn bench_words(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_chars, bench_tokens, bench_words);
+/// Linearity: MB/s on the ~5.8 MB concatenation from make-big.sh should stay
+/// close to MB/s on the 1.2 MB Rust book (same strategy and settings).
+fn bench_linear(c: &mut Criterion) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let big = root.join("target/bench/big.txt");
+    if !big.exists() {
+        std::fs::create_dir_all(big.parent().expect("has a parent")).expect("create target/bench");
+        let status = std::process::Command::new("bash")
+            .arg(root.join("../shared/corpus/make-big.sh"))
+            .arg(&big)
+            .status()
+            .expect("run ../shared/corpus/make-big.sh");
+        assert!(status.success(), "make-big.sh failed");
+    }
+    let big_text = std::fs::read_to_string(&big).expect("read big.txt");
+    let mut group = c.benchmark_group("linear_recursive_chars_1000_200");
+    group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(500));
+    let chunker = Chunker::new(&config(StrategyKind::Recursive, Unit::Chars, 1000, 200)).expect("valid config");
+    for (name, text) in [("en_rust_book.md", corpus("en_rust_book.md")), ("big.txt", big_text)] {
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(BenchmarkId::new("recursive", name), &text, |b, t| b.iter(|| chunker.chunk(t).expect("chunks")));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_chars, bench_tokens, bench_words, bench_linear);
 criterion_main!(benches);
