@@ -45,7 +45,7 @@ fn screen(m: &Model) -> Terminal<TestBackend> {
 fn meaning(t: &Terminal<TestBackend>, m: &Model) -> String {
     let theme = Theme::dark();
     let buf = t.backend().buffer();
-    let g = view::regions(m.screen, m.compare);
+    let g = view::regions_of(&m);
     let mut out = String::new();
     for p in 0..m.visible_panes() {
         let d = g.docs[p];

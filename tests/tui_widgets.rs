@@ -161,7 +161,7 @@ fn chunk_list_flags_chunks_over_the_limit() {
     let theme = Theme::dark();
     let mut buf = Buffer::empty(area);
     view::render(&m, &theme, area, &mut buf);
-    let g = view::regions(area, false);
+    let g = view::regions(area, false, false);
     let row = |k: u16| -> String { (g.list.x + 1..g.list.x + g.list.width - 1).map(|x| buf[(x, g.list.y + 2 + k)].symbol().to_string()).collect() };
     assert!(row(1).starts_with("!   1   999"), "{:?}", row(1));
     assert!(row(0).starts_with("    0"), "{:?}", row(0));

@@ -40,6 +40,9 @@ pub enum Action {
     ToggleCompare,
     SwitchPane,
     CopyToOtherPane,
+    ThresholdUp,
+    ThresholdDown,
+    CycleThresholdType,
     /// Does nothing: unbinds a default key.
     None,
 }
@@ -78,6 +81,9 @@ impl Action {
             Action::ToggleCompare => "side-by-side comparison on / off",
             Action::SwitchPane => "switch which pane the keys edit",
             Action::CopyToOtherPane => "copy this pane's settings to the other",
+            Action::ThresholdUp => "model strategies: threshold up (fewer cuts)",
+            Action::ThresholdDown => "model strategies: threshold down (more cuts)",
+            Action::CycleThresholdType => "model strategies: next threshold type",
             Action::None => "nothing",
         }
     }
@@ -232,6 +238,9 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("c", Action::ToggleCompare),
     ("tab", Action::SwitchPane),
     ("y", Action::CopyToOtherPane),
+    (".", Action::ThresholdUp),
+    (",", Action::ThresholdDown),
+    ("T", Action::CycleThresholdType),
 ];
 
 #[derive(Debug, Clone, PartialEq)]

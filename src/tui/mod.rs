@@ -4,12 +4,15 @@
 //! file reading run on worker threads ([`worker`]); the newest request wins.
 
 pub mod bench;
+pub mod embed_update;
+pub mod embedder;
 pub mod export;
 pub mod keymap;
 pub mod layout;
 pub mod model;
 pub mod msg;
 pub mod params;
+pub mod semantic;
 pub mod theme;
 pub mod update;
 pub mod view;

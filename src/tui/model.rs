@@ -4,6 +4,7 @@
 use super::keymap::Keymap;
 use super::layout::Layout;
 use super::msg::ExportKind;
+use super::semantic::{Cached, SemState};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::{DocKind, Document};
@@ -26,6 +27,8 @@ pub struct Pane {
     /// Standalone token counts under `config.tokenizer`, once computed.
     pub tokens: Option<Vec<usize>>,
     pub error: Option<String>,
+    /// Embedding jobs and the model behind the chunks (model strategies).
+    pub sem: SemState,
 }
 
 impl Pane {
@@ -38,6 +41,7 @@ impl Pane {
             stats: Stats::default(),
             tokens: None,
             error: None,
+            sem: SemState::default(),
         }
     }
 
@@ -100,6 +104,11 @@ pub struct Model {
     /// The embedding model's input limit in tokens: chunks over it are flagged.
     pub max_tokens: Option<usize>,
     pub keymap: Keymap,
+    /// Sentence analyses by (document, model, buffer), newest first: a
+    /// threshold change re-cuts from here without embedding again.
+    pub analyses: Vec<Cached>,
+    /// Id of the newest embedding job.
+    pub next_job: u64,
     pub quit: bool,
 }
 
@@ -130,6 +139,8 @@ impl Model {
             tokenizers,
             max_tokens: None,
             keymap: Keymap::default(),
+            analyses: Vec::new(),
+            next_job: 0,
             quit: false,
         };
         super::update::relayout(&mut m);

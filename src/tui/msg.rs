@@ -2,7 +2,8 @@
 //! runtime should do (verbs). `update` turns one into the other.
 
 use crate::chunk::Chunk;
-use crate::config::ChunkConfig;
+use super::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
+use crate::config::{ChunkConfig, Unit};
 use crate::document::Document;
 use crate::stats::Stats;
 use crossterm::event::{KeyEvent, MouseEvent};
@@ -35,11 +36,34 @@ pub enum Msg {
     /// An export was not written because the path exists.
     ExportConflicted { path: PathBuf, kind: ExportKind },
     Exported(Result<PathBuf, String>),
+    /// An embedding job got this far (texts embedded of all); 0 of 0 while the model loads.
+    EmbedProgress { pane: usize, id: u64, done: usize, total: usize },
+    /// An embedding job for a re-cut strategy finished: the sentence
+    /// distances (or the error, e.g. no ONNX Runtime) and the model's id.
+    Analyzed { pane: usize, id: u64, result: Result<Analyzed, String> },
+    /// A whole langchain-semantic / late run finished on the embedding thread.
+    ModelChunked { pane: usize, id: u64, rev: u64, model_id: Option<String>, result: Result<(Arc<Vec<Chunk>>, Stats), String> },
+}
+
+/// A finished analysis, as the embedding thread reports it.
+#[derive(Debug, Clone)]
+pub struct Analyzed {
+    pub key: AnalysisKey,
+    pub analysis: Arc<SemanticAnalysis>,
+    pub model_id: String,
+    pub sized_for: (Unit, String),
 }
 
 #[derive(Debug, Clone)]
 pub enum Cmd {
     Rechunk { pane: usize, rev: u64, config: ChunkConfig, text: Arc<str> },
+    /// Embed for a model strategy (on the embedding thread). `key` is set
+    /// for re-cut strategies (the result is an analysis), None for a whole
+    /// langchain-semantic / late run (the result is chunks for `rev`).
+    Embed { pane: usize, id: u64, rev: u64, key: Option<AnalysisKey>, config: ChunkConfig, text: Arc<str>, cancel: CancelFlag },
+    /// Cut again from a cached analysis (on the chunker thread; no embedding).
+    /// `resize`: the analysis was sized in another unit or tokenizer.
+    Recut { pane: usize, rev: u64, config: ChunkConfig, text: Arc<str>, analysis: Arc<SemanticAnalysis>, resize: bool },
     Highlight { doc_rev: u64, text: Arc<str>, syntax: Option<String> },
     Export {
         path: PathBuf,

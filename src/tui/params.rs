@@ -101,6 +101,14 @@ fn cycle_option(c: &mut ChunkConfig) -> String {
             c.langchain.strip_whitespace = !c.langchain.strip_whitespace;
             format!("langchain strip_whitespace {}", c.langchain.strip_whitespace)
         }
+        Semantic | Adaptive | LangchainSemantic => super::semantic::cycle_buffer(c),
+        Late => {
+            let options = [Recursive, Sentence, Markdown, Fixed, Semantic];
+            let cur = c.semantic.late_boundaries.unwrap_or(Recursive);
+            let i = options.iter().position(|o| *o == cur).map_or(0, |i| (i + 1) % options.len());
+            c.semantic.late_boundaries = Some(options[i]);
+            format!("late boundaries from {}", options[i])
+        }
         other => format!("strategy {other} has no option to cycle"),
     }
 }

@@ -5,6 +5,7 @@ use super::keymap::Action;
 use super::layout::Layout;
 use super::model::{Highlight, Mode, Model, Status};
 use super::msg::{Cmd, ExportKind, Msg};
+use super::semantic;
 use super::view::{self, side};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
@@ -13,7 +14,11 @@ use std::sync::Arc;
 
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
     match msg {
-        Msg::KeyPressed(k) if k.kind != KeyEventKind::Release => key(m, k),
+        Msg::KeyPressed(k) if k.kind != KeyEventKind::Release => {
+            let cmds = key(m, k);
+            relayout(m); // a strategy change may show or hide the distance chart
+            cmds
+        }
         Msg::KeyPressed(_) => vec![],
         Msg::MouseUsed(e) => {
             mouse(m, e);
@@ -92,29 +97,45 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             set_error(m, format!("export failed: {e}"));
             vec![]
         }
+        Msg::EmbedProgress { id, done, total, .. } => super::embed_update::progress(m, id, done, total),
+        Msg::Analyzed { id, result, .. } => super::embed_update::analyzed(m, id, result),
+        msg @ Msg::ModelChunked { .. } => super::embed_update::model_chunked(m, msg),
     }
 }
 
 /// The work to do at start and after a reload: chunk both panes, highlight.
 pub fn start(m: &mut Model) -> Vec<Cmd> {
-    let mut cmds = vec![rechunk(m, 0), rechunk(m, 1)];
+    let mut cmds: Vec<Cmd> = [rechunk(m, 0), rechunk(m, 1)].into_iter().flatten().collect();
     m.highlight = Highlight::default();
     cmds.push(Cmd::Highlight { doc_rev: m.doc_rev, text: m.text.clone(), syntax: m.syntax() });
     cmds
 }
 
-fn rechunk(m: &mut Model, pane: usize) -> Cmd {
+/// Bring a pane's chunks up to date with its config: a plain re-chunk, a
+/// re-cut from a cached analysis, or an embedding job (None: a running job
+/// will deliver).
+fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
     let p = &mut m.panes[pane];
     p.rev += 1;
     p.error = None;
-    Cmd::Rechunk { pane, rev: p.rev, config: p.config.clone(), text: m.text.clone() }
+    if p.config.strategy.needs_model() && cfg!(feature = "embed") {
+        let cmd = semantic::request(m, pane);
+        if matches!(cmd, Some(Cmd::Embed { .. })) && pane == m.active {
+            let c = &m.panes[pane].config;
+            set_status(m, format!("{}: embedding with {}…", c.strategy, semantic::model_label(c)));
+        }
+        return cmd;
+    }
+    semantic::cancel(m, pane);
+    let p = &m.panes[pane];
+    Some(Cmd::Rechunk { pane, rev: p.rev, config: p.config.clone(), text: m.text.clone() })
 }
 
-fn set_status(m: &mut Model, text: String) {
+pub(super) fn set_status(m: &mut Model, text: String) {
     m.status = Status { text, error: false };
 }
 
-fn set_error(m: &mut Model, text: String) {
+pub(super) fn set_error(m: &mut Model, text: String) {
     m.status = Status { text: text.lines().next().unwrap_or("").to_string(), error: true };
 }
 
@@ -126,7 +147,7 @@ pub fn relayout(m: &mut Model) {
 }
 
 fn relayout_at(m: &mut Model, anchor: usize) {
-    let w = view::regions(m.screen, m.compare).text_width();
+    let w = view::regions_of(m).text_width();
     if m.layout.width != w || m.layout.doc_rev != m.doc_rev || m.layout.is_empty() {
         m.layout = Arc::new(Layout::new(&m.text, w, m.doc_rev));
         m.top = m.layout.line_of(anchor);
@@ -135,7 +156,7 @@ fn relayout_at(m: &mut Model, anchor: usize) {
 }
 
 fn page(m: &Model) -> usize {
-    view::regions(m.screen, m.compare).text_height()
+    view::regions_of(m).text_height()
 }
 
 fn clamp_top(m: &mut Model) {
@@ -268,16 +289,31 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             let other = m.active ^ 1;
             m.panes[other].config = m.pane().config.clone();
             set_status(m, format!("copied {} to {}", ["A", "B"][m.active], ["A", "B"][other]));
-            return vec![rechunk(m, other)];
+            return rechunk(m, other).into_iter().collect();
         }
         Action::None => {}
+        Action::ThresholdUp | Action::ThresholdDown | Action::CycleThresholdType => {
+            let active = m.active;
+            let c = &mut m.panes[active].config;
+            let msg = match action {
+                Action::CycleThresholdType => semantic::cycle_threshold_type(c),
+                a => semantic::step_threshold(c, a == Action::ThresholdUp),
+            };
+            match msg {
+                Some(msg) => {
+                    set_status(m, if m.compare { format!("{}: {msg}", ["A", "B"][active]) } else { msg });
+                    return rechunk(m, active).into_iter().collect();
+                }
+                None => set_status(m, format!("strategy {} has no threshold: S reaches the model strategies", m.pane().config.strategy)),
+            }
+        }
         param => {
             let active = m.active;
             let tokenizers = m.tokenizers.clone();
             if let Some(msg) = super::params::apply(&mut m.panes[active].config, param, &tokenizers) {
                 let msg = if m.compare { format!("{}: {msg}", ["A", "B"][active]) } else { msg };
                 set_status(m, msg);
-                return vec![rechunk(m, active)];
+                return rechunk(m, active).into_iter().collect();
             }
         }
     }
@@ -322,7 +358,7 @@ fn mouse(m: &mut Model, e: MouseEvent) {
         MouseEventKind::ScrollUp => scroll_by(m, -3),
         MouseEventKind::ScrollDown => scroll_by(m, 3),
         MouseEventKind::Down(MouseButton::Left) if m.mode == Mode::Normal => {
-            let g = view::regions(m.screen, m.compare);
+            let g = view::regions_of(m);
             let pos = Position::new(e.column, e.row);
             for p in 0..m.visible_panes() {
                 let d = g.docs[p];

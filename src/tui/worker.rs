@@ -2,7 +2,9 @@
 //! messages. Chunking and highlighting take the newest request and drop
 //! stale ones; the watcher reads the file again when it changes.
 
+use super::embedder::{self, EmbedReq};
 use super::msg::{Cmd, ExportKind, Msg};
+use super::semantic::SemanticAnalysis;
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::Document;
@@ -25,6 +27,8 @@ struct ChunkReq {
     rev: u64,
     config: ChunkConfig,
     text: Arc<str>,
+    /// Re-cut from this analysis (and re-size it first when true).
+    analysis: Option<(Arc<SemanticAnalysis>, bool)>,
 }
 
 struct HlReq {
@@ -37,6 +41,7 @@ pub struct Runtime {
     tx: Sender<Msg>,
     pub rx: Receiver<Msg>,
     chunk_tx: Sender<ChunkReq>,
+    embed_tx: Sender<EmbedReq>,
     hl_tx: Option<Sender<HlReq>>,
     watcher: Option<notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>>,
 }
@@ -48,12 +53,21 @@ impl Runtime {
         let (chunk_tx, chunk_rx) = channel();
         let (count_tx, count_rx) = channel();
         let t = tx.clone();
+        let c = count_tx.clone();
         std::thread::Builder::new()
             .name("chunker".into())
-            .spawn(move || chunk_worker(chunk_rx, count_tx, t))
+            .spawn(move || chunk_worker(chunk_rx, c, t))
             .expect("spawn chunker");
         let t = tx.clone();
         std::thread::Builder::new().name("token-counter".into()).spawn(move || count_worker(count_rx, t)).expect("spawn counter");
+        let counter = std::sync::Mutex::new(count_tx.clone());
+        let embed_tx = embedder::spawn(
+            tx.clone(),
+            Box::new(move |pane, rev, chunks, text, tokenizer| {
+                let job = CountJob::new(pane, rev, chunks.clone(), text.clone(), tokenizer.to_string());
+                let _ = counter.lock().map(|c| c.send(job));
+            }),
+        );
         let hl_tx = syntect_theme.map(|theme| {
             let (hl_tx, hl_rx) = channel();
             let t = tx.clone();
@@ -63,7 +77,7 @@ impl Runtime {
                 .expect("spawn highlighter");
             hl_tx
         });
-        Runtime { tx, rx, chunk_tx, hl_tx, watcher: None }
+        Runtime { tx, rx, chunk_tx, embed_tx, hl_tx, watcher: None }
     }
 
     pub fn sender(&self) -> Sender<Msg> {
@@ -98,7 +112,13 @@ impl Runtime {
     pub fn exec(&self, cmd: Cmd) {
         match cmd {
             Cmd::Rechunk { pane, rev, config, text } => {
-                let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text });
+                let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text, analysis: None });
+            }
+            Cmd::Recut { pane, rev, config, text, analysis, resize } => {
+                let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text, analysis: Some((analysis, resize)) });
+            }
+            Cmd::Embed { pane, id, rev, key, config, text, cancel } => {
+                let _ = self.embed_tx.send(EmbedReq { pane, id, rev, key, config, text, cancel });
             }
             Cmd::Highlight { doc_rev, text, syntax } => {
                 if let Some(hl) = &self.hl_tx {
@@ -152,6 +172,12 @@ struct CountJob {
     counts: Vec<usize>,
 }
 
+impl CountJob {
+    fn new(pane: usize, rev: u64, chunks: Arc<Vec<Chunk>>, text: Arc<str>, tokenizer: String) -> CountJob {
+        CountJob { pane, rev, chunks, text, tokenizer, counts: Vec::new() }
+    }
+}
+
 fn chunk_worker(rx: Receiver<ChunkReq>, counter: Sender<CountJob>, tx: Sender<Msg>) {
     let mut latest: [Option<ChunkReq>; 2] = [None, None];
     loop {
@@ -168,16 +194,14 @@ fn chunk_worker(rx: Receiver<ChunkReq>, counter: Sender<CountJob>, tx: Sender<Ms
             latest[pane] = Some(r); // the newest request per pane wins
         }
         let Some(req) = latest[0].take().or_else(|| latest[1].take()) else { continue };
-        let result = chunk_now(&req.config, &req.text).map(|(chunks, stats)| (Arc::new(chunks), stats));
+        let result = match &req.analysis {
+            Some((a, resize)) => embedder::recut_now(&req.config, &req.text, a, *resize),
+            None => chunk_now(&req.config, &req.text),
+        };
+        let result = result.map(|(chunks, stats)| (Arc::new(chunks), stats));
         if let Ok((chunks, _)) = &result {
-            let _ = counter.send(CountJob {
-                pane: req.pane,
-                rev: req.rev,
-                chunks: chunks.clone(),
-                text: req.text.clone(),
-                tokenizer: req.config.tokenizer.clone(),
-                counts: Vec::new(),
-            });
+            let job = CountJob::new(req.pane, req.rev, chunks.clone(), req.text.clone(), req.config.tokenizer.clone());
+            let _ = counter.send(job);
         }
         if tx.send(Msg::Chunked { pane: req.pane, rev: req.rev, result }).is_err() {
             return;

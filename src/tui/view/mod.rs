@@ -1,11 +1,13 @@
 //! Pure drawing: `draw(&Model, &Theme, frame)`. Every function reads the
 //! model and writes a buffer; only visible lines are touched.
 
+pub mod chart;
 pub mod doc;
 pub mod overlay;
 pub mod side;
 
 use super::model::{Mode, Model};
+use super::semantic;
 use super::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -29,6 +31,8 @@ pub fn gutter_width(pane_width: u16) -> u16 {
 pub struct Regions {
     pub header: Rect,
     pub docs: [Rect; 2],
+    /// The distance chart right of each document pane (empty when not shown).
+    pub charts: [Rect; 2],
     pub params: Rect,
     pub stats: Rect,
     pub list: Rect,
@@ -68,7 +72,12 @@ fn take_right(r: &mut Rect, w: u16) -> Rect {
     Rect { x: r.x + r.width, width: w, ..*r }
 }
 
-pub fn regions(screen: Rect, compare: bool) -> Regions {
+/// The regions for this model (the chart takes room only when shown).
+pub fn regions_of(m: &Model) -> Regions {
+    regions(m.screen, m.compare, chart::shown(m))
+}
+
+pub fn regions(screen: Rect, compare: bool, chart: bool) -> Regions {
     let mut main = screen;
     let mut g = Regions { header: take_top(&mut main, 1), status: take_bottom(&mut main, 1), ..Default::default() };
     if screen.height >= 12 {
@@ -103,6 +112,12 @@ pub fn regions(screen: Rect, compare: bool) -> Regions {
             g.list = side;
         }
     }
+    if chart {
+        let w = chart::width_for(g.docs[0].width);
+        for p in 0..if compare { 2 } else { 1 } {
+            g.charts[p] = take_right(&mut g.docs[p], w);
+        }
+    }
     g.docs[0].width = g.docs[0].width.max(1);
     g
 }
@@ -114,13 +129,14 @@ pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame) {
 
 /// Everything, into a buffer (what `draw` does; tests call it directly).
 pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let g = regions(area, m.compare);
+    let g = regions(area, m.compare, chart::shown(m));
     header(m, theme, g.header, buf);
     for p in 0..m.visible_panes() {
         doc::render(m, p, theme, g.docs[p], buf);
+        chart::render(m, p, theme, g.charts[p], buf);
     }
     if m.compare && g.docs[1].width > 0 {
-        let x = g.docs[0].x + g.docs[0].width;
+        let x = g.docs[0].x + g.docs[0].width + g.charts[0].width;
         for y in g.docs[0].y..g.docs[0].y + g.docs[0].height {
             buf[(x, y)].set_symbol("│").set_style(theme.dim);
         }
@@ -155,6 +171,11 @@ pub fn chunk_count(m: &Model, p: usize) -> String {
 
 pub fn settings_summary(m: &Model, p: usize) -> String {
     let c = &m.panes[p].config;
+    if c.strategy.needs_model() {
+        let model = m.panes[p].sem.model_id.as_deref().map_or_else(|| semantic::model_label(c), |id| semantic::short_model(id).to_string());
+        let t = if c.strategy == crate::config::StrategyKind::Late { String::new() } else { format!(" {}", semantic::threshold_summary(c)) };
+        return format!("{} {} {}{t} · {model}", c.strategy, c.size, c.unit);
+    }
     format!("{} {}/{} {}", c.strategy, c.size, c.overlap, c.unit)
 }
 
@@ -187,6 +208,7 @@ fn footer(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         (OverlapUp, "ovl+"),
         (OverlapDown, "ovl-"),
         (CycleStrategy, "strategy"),
+        (CycleStrategyAll, "+model"),
         (CycleUnit, "unit"),
         (CycleTokenizer, "tokenizer"),
         (CyclePreset, "preset"),
@@ -201,6 +223,14 @@ fn footer(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
             spans.push(Span::styled(format!(" {label} "), theme.dim));
         }
     }
+    if m.pane().config.strategy.needs_model() {
+        for (action, label) in [(CycleThresholdType, "thr type"), (ThresholdUp, "thr+"), (ThresholdDown, "thr-")] {
+            if let Some(k) = m.keymap.keys_for(action).first() {
+                spans.insert(0, Span::styled(format!(" {label} "), theme.dim));
+                spans.insert(0, Span::styled(format!(" {k}"), theme.accent));
+            }
+        }
+    }
     if m.compare {
         if let Some(k) = m.keymap.keys_for(SwitchPane).first() {
             spans.push(Span::styled(format!(" {k}"), theme.accent));
@@ -212,5 +242,27 @@ fn footer(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
 
 fn status(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let style: Style = if m.status.error { theme.error } else { theme.text };
+    let mut area = area;
+    if let Some((label, bar)) = progress(m, area.width) {
+        let w = (label.chars().count() + bar.chars().count() + 2) as u16;
+        let r = Rect { x: area.x + area.width.saturating_sub(w), width: w.min(area.width), ..area };
+        area.width = area.width.saturating_sub(w);
+        Paragraph::new(Line::from(vec![Span::styled(format!(" {label} "), theme.accent), Span::styled(bar, theme.accent)]))
+            .render(r, buf);
+    }
     Paragraph::new(Line::from(Span::styled(format!(" {}", m.status.text), style))).render(area, buf);
+}
+
+/// The embedding progress bar for the status line: a label and the bar.
+pub fn progress(m: &Model, width: u16) -> Option<(String, String)> {
+    let p = (0..2).find(|&p| m.panes[p].sem.job.is_some())?;
+    let j = m.panes[p].sem.job.as_ref()?;
+    let model = semantic::model_label(&m.panes[p].config);
+    if j.total == 0 {
+        return Some((format!("loading {model}…"), String::new()));
+    }
+    let bw = (width / 5).clamp(8, 30) as usize;
+    let filled = j.done * bw / j.total.max(1);
+    let bar = format!("{}{}", "█".repeat(filled), "░".repeat(bw - filled));
+    Some((format!("embedding {}/{} sentences", j.done, j.total), bar))
 }

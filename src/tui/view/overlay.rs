@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
-const HELP_ORDER: [Action; 31] = [
+const HELP_ORDER: [Action; 34] = [
     Action::Quit,
     Action::Help,
     Action::ScrollUp,
@@ -36,6 +36,9 @@ const HELP_ORDER: [Action; 31] = [
     Action::CyclePreset,
     Action::CycleOption,
     Action::CycleMaxSentences,
+    Action::ThresholdUp,
+    Action::ThresholdDown,
+    Action::CycleThresholdType,
     Action::ExportConfig,
     Action::ExportChunks,
     Action::ToggleCompare,

@@ -29,6 +29,11 @@ pub fn option_summary(m: &Model, p: usize) -> String {
         LangchainCharacter | LangchainRecursive | LangchainToken | LangchainMarkdownHeader => {
             format!("strip_whitespace={}", c.langchain.strip_whitespace)
         }
+        Semantic | Adaptive | LangchainSemantic => {
+            format!("buffer={} {}", c.semantic.buffer_size, crate::tui::semantic::threshold_summary(c))
+        }
+        SemanticGrouping => crate::tui::semantic::threshold_summary(c),
+        Late => format!("boundaries={}", c.semantic.late_boundaries.unwrap_or(Recursive)),
         _ => "-".into(),
     }
 }
@@ -72,6 +77,12 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     ])];
     lines.push(Line::styled(format!("size min {} · mean {:.0} · max {} {unit}", s.min, s.mean, s.max), theme.text));
     lines.push(Line::styled(format!("p50 {} · p95 {} · overlap {} chars", s.p50, s.p95, s.overlap_chars), theme.text));
+    if let Some(line) = super::chart::summary(m, p) {
+        lines.push(Line::styled(line, theme.text));
+    }
+    for w in &pane.sem.warnings {
+        lines.push(Line::styled(format!("⚠ {w}"), theme.warn));
+    }
     if let Some(err) = &pane.error {
         lines.push(Line::styled(err.lines().next().unwrap_or("").to_string(), theme.error));
     }

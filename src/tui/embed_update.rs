@@ -1,0 +1,95 @@
+//! `update` for the embedding messages: progress, finished analyses (cached,
+//! then every pane that wants them re-cut), whole model runs. A result whose
+//! job is no longer any pane's job is stale and dropped.
+
+use super::model::Model;
+use super::msg::{Analyzed, Cmd, Msg};
+use super::semantic::{self, wants, Cached};
+use super::update::{set_error, set_status, update};
+
+fn owner(m: &Model, id: u64) -> Option<usize> {
+    m.panes.iter().position(|p| p.sem.job.as_ref().is_some_and(|j| j.id == id))
+}
+
+pub fn progress(m: &mut Model, id: u64, done: usize, total: usize) -> Vec<Cmd> {
+    if let Some(p) = owner(m, id) {
+        let job = m.panes[p].sem.job.as_mut().expect("owner has a job");
+        job.done = done;
+        job.total = total;
+    }
+    vec![]
+}
+
+pub fn analyzed(m: &mut Model, id: u64, result: Result<Analyzed, String>) -> Vec<Cmd> {
+    let Some(p) = owner(m, id) else { return vec![] };
+    let job = m.panes[p].sem.job.take().expect("owner has a job");
+    let key = job.key.expect("analysis jobs have a key");
+    let wanting: Vec<usize> = (0..2).filter(|&q| wants(m, q, &key)).collect();
+    let a = match result {
+        Ok(a) => a,
+        Err(e) => {
+            for &q in &wanting {
+                m.panes[q].error = Some(e.clone());
+            }
+            set_error(m, e);
+            return vec![];
+        }
+    };
+    let warnings = warnings(&a.model_id, &m.text, Some(&a.analysis));
+    let entry = Cached { key: a.key, analysis: a.analysis, sized_for: a.sized_for, model_id: a.model_id };
+    let mut cmds = Vec::new();
+    for &q in &wanting {
+        let pane = &mut m.panes[q];
+        pane.sem.model_id = Some(entry.model_id.clone());
+        pane.sem.warnings = warnings.clone();
+        if pane.shown_rev != pane.rev {
+            cmds.push(semantic::recut_cmd(m, q, &entry));
+        }
+    }
+    let n = entry.analysis_len();
+    let model = semantic::short_model(&entry.model_id).to_string();
+    semantic::insert(m, entry);
+    match warnings.first() {
+        Some(w) => set_error(m, format!("⚠ {w}")),
+        None => set_status(m, format!("model {model}: {n} sentences embedded · threshold keys re-cut instantly")),
+    }
+    cmds
+}
+
+pub fn model_chunked(m: &mut Model, msg: Msg) -> Vec<Cmd> {
+    let Msg::ModelChunked { pane, id, rev, model_id, result } = msg else { return vec![] };
+    if let Some(p) = owner(m, id) {
+        m.panes[p].sem.job = None;
+        if let Some(id) = &model_id {
+            m.panes[p].sem.warnings = warnings(id, &m.text, None);
+            m.panes[p].sem.model_id = model_id.clone();
+        }
+    }
+    let ok = result.is_ok();
+    let cmds = update(m, Msg::Chunked { pane, rev, result });
+    if ok && m.panes[pane].shown_rev == rev {
+        if let (Some(w), Some(_)) = (m.panes[pane].sem.warnings.first().cloned(), &model_id) {
+            set_error(m, format!("⚠ {w}"));
+        }
+    }
+    cmds
+}
+
+#[cfg(feature = "embed")]
+fn warnings(model_id: &str, text: &str, a: Option<&semantic::SemanticAnalysis>) -> Vec<String> {
+    crate::embed::strategies::model_warnings(model_id, text, a)
+}
+
+#[cfg(not(feature = "embed"))]
+fn warnings(_: &str, _: &str, _: Option<&semantic::SemanticAnalysis>) -> Vec<String> {
+    Vec::new()
+}
+
+impl Cached {
+    fn analysis_len(&self) -> usize {
+        #[cfg(feature = "embed")]
+        return self.analysis.len();
+        #[cfg(not(feature = "embed"))]
+        0
+    }
+}

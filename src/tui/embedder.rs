@@ -1,0 +1,172 @@
+//! The embedding thread: one job at a time, never on the UI thread. Jobs
+//! carry a cancel flag that `update` sets when a newer request replaces them
+//! (a new document, model or buffer); cancelled jobs are skipped, or stop
+//! between batches. Progress goes back as [`Msg::EmbedProgress`].
+//!
+//! Also [`recut_now`], the chunker thread's side of [`Cmd::Recut`](super::msg::Cmd::Recut).
+
+use super::msg::Msg;
+use super::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::stats::Stats;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+
+pub struct EmbedReq {
+    pub pane: usize,
+    pub id: u64,
+    pub rev: u64,
+    pub key: Option<AnalysisKey>,
+    pub config: ChunkConfig,
+    pub text: Arc<str>,
+    pub cancel: CancelFlag,
+}
+
+/// What the embedding thread does with finished chunks besides reporting them
+/// (the runtime hands them to the token counter).
+pub type OnChunks = Box<dyn Fn(usize, u64, &Arc<Vec<Chunk>>, &Arc<str>, &str) + Send>;
+
+pub fn spawn(tx: Sender<Msg>, on_chunks: OnChunks) -> Sender<EmbedReq> {
+    let (req_tx, req_rx) = channel();
+    std::thread::Builder::new()
+        .name("embedder".into())
+        .spawn(move || worker(req_rx, tx, on_chunks))
+        .expect("spawn embedder");
+    req_tx
+}
+
+fn worker(rx: Receiver<EmbedReq>, tx: Sender<Msg>, on_chunks: OnChunks) {
+    while let Ok(req) = rx.recv() {
+        // Requests replaced while queued were cancelled by update().
+        if req.cancel.is_cancelled() {
+            continue;
+        }
+        if run(&req, &tx, &on_chunks).is_err() {
+            return; // the UI is gone
+        }
+    }
+}
+
+#[cfg(feature = "embed")]
+fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()> {
+    use super::msg::Analyzed;
+    use crate::embed::{is_cancelled, load_model, strategies, Control};
+    use crate::strategy::Chunker;
+    use std::cell::Cell;
+    use std::time::{Duration, Instant};
+    let (pane, id) = (req.pane, req.id);
+    let send = |m: Msg| tx.send(m).map_err(|_| ());
+    send(Msg::EmbedProgress { pane, id, done: 0, total: 0 })?;
+    let last = Cell::new(Instant::now() - Duration::from_secs(1));
+    let progress = |done: usize, total: usize| {
+        // A few updates a second are enough for a progress bar.
+        if done == total || last.get().elapsed() >= Duration::from_millis(80) {
+            last.set(Instant::now());
+            let _ = tx.send(Msg::EmbedProgress { pane, id, done, total });
+        }
+    };
+    let ctl = Control::new(&progress, Some(&req.cancel));
+    let loaded = load_model(req.config.semantic.model.as_deref()).and_then(|e| {
+        let mut c = req.config.clone();
+        if let Some(k) = &req.key {
+            c.semantic.buffer_size = k.buffer;
+        }
+        Ok((Chunker::new(&c)?.with_embedder(e.clone()), e))
+    });
+    let (chunker, embedder) = match loaded {
+        Ok(x) => x,
+        Err(e) => {
+            let e = e.to_string();
+            return match &req.key {
+                Some(_) => send(Msg::Analyzed { pane, id, result: Err(e) }),
+                None => send(Msg::ModelChunked { pane, id, rev: req.rev, model_id: None, result: Err(e) }),
+            };
+        }
+    };
+    let model_id = embedder.model_id().to_string();
+    match &req.key {
+        Some(key) => match strategies::analyze(&chunker, &req.text, ctl) {
+            Err(e) if is_cancelled(&e) => Ok(()),
+            Err(e) => send(Msg::Analyzed { pane, id, result: Err(e.to_string()) }),
+            Ok(a) => send(Msg::Analyzed {
+                pane,
+                id,
+                result: Ok(Analyzed {
+                    key: key.clone(),
+                    analysis: Arc::new(a),
+                    model_id,
+                    sized_for: (req.config.unit, req.config.tokenizer.clone()),
+                }),
+            }),
+        },
+        None => match strategies::chunk_with(&chunker, &req.text, req.config.strategy, ctl) {
+            Err(e) if is_cancelled(&e) => Ok(()),
+            r => {
+                let result = r.map_err(|e| e.to_string()).map(|chunks| {
+                    let limit = req.config.strategy.promises_size_limit().then_some(req.config.size);
+                    let stats = Stats::compute(&chunks, &req.text, limit);
+                    (Arc::new(chunks), stats)
+                });
+                if let Ok((chunks, _)) = &result {
+                    on_chunks(pane, req.rev, chunks, &req.text, &req.config.tokenizer);
+                }
+                send(Msg::ModelChunked { pane, id, rev: req.rev, model_id: Some(model_id), result })
+            }
+        },
+    }
+}
+
+#[cfg(not(feature = "embed"))]
+fn run(req: &EmbedReq, tx: &Sender<Msg>, _: &OnChunks) -> Result<(), ()> {
+    let e = "this build of chunktui has no model support (rebuild with the 'embed' feature)".to_string();
+    tx.send(Msg::Analyzed { pane: req.pane, id: req.id, result: Err(e) }).map_err(|_| ())
+}
+
+/// Chunks from a cached analysis: the re-cut a threshold key asks for. No
+/// embedding; `resize` re-counts sentence sizes in the config's unit first.
+#[cfg(feature = "embed")]
+pub fn recut_now(
+    config: &ChunkConfig,
+    text: &str,
+    analysis: &SemanticAnalysis,
+    resize: bool,
+) -> Result<(Vec<Chunk>, Stats), String> {
+    use crate::embed::analysis::split_oversized;
+    use crate::embed::strategies;
+    use crate::strategy::{ranges_to_chunks, Chunker};
+    let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
+    let index = chunker.sizer.index(text).map_err(|e| e.to_string())?;
+    let resized;
+    let a = if resize {
+        let mut r = SemanticAnalysis::from_parts(
+            analysis.sentences.clone(),
+            analysis.embeddings.clone(),
+            analysis.distances.values.clone(),
+            &index,
+        );
+        r.truncated = analysis.truncated.clone();
+        resized = r;
+        &resized
+    } else {
+        analysis
+    };
+    let ranges = strategies::recut(config.strategy, a, config).map_err(|e| e.to_string())?;
+    let ranges = split_oversized(text, &index, ranges, config.size);
+    let mut chunks = ranges_to_chunks(ranges, &index);
+    for &i in &a.truncated {
+        let s = a.sentences[i].start;
+        if let Some(c) = chunks.iter_mut().find(|c| c.range.start <= s && s < c.range.end) {
+            if !c.meta.fields.iter().any(|(k, _)| k == "embedding_truncated") {
+                c.meta.fields.push(("embedding_truncated".into(), "a sentence window here was cut to the model's input".into()));
+            }
+        }
+    }
+    let stats = Stats::compute(&chunks, text, Some(config.size));
+    Ok((chunks, stats))
+}
+
+#[cfg(not(feature = "embed"))]
+pub fn recut_now(_: &ChunkConfig, _: &str, _: &SemanticAnalysis, _: bool) -> Result<(Vec<Chunk>, Stats), String> {
+    Err("this build of chunktui has no model support".into())
+}

@@ -1,0 +1,268 @@
+//! The model strategies in the workbench. Embedding is the slow step and runs
+//! on its own thread ([`super::embedder`]); its result, a
+//! [`SemanticAnalysis`], is cached in the model by [`AnalysisKey`] so that
+//! threshold and size changes only re-cut (on the chunker thread, in
+//! milliseconds) and never embed again.
+//!
+//! - `semantic`, `semantic-grouping`, `adaptive`: analyse once, then
+//!   [`Cmd::Recut`] for every change that keeps the key.
+//! - `langchain-semantic`, `late`: no re-cut path in the core; every change
+//!   runs the whole strategy on the embedding thread (the on-disk embedding
+//!   cache makes repeats quick).
+
+use super::model::Model;
+use super::msg::Cmd;
+use crate::config::{ChunkConfig, StrategyKind, ThresholdType};
+use std::sync::Arc;
+
+#[cfg(feature = "embed")]
+pub use crate::embed::{CancelFlag, SemanticAnalysis, Threshold};
+
+#[cfg(not(feature = "embed"))]
+pub use stub::{CancelFlag, SemanticAnalysis};
+
+#[cfg(not(feature = "embed"))]
+mod stub {
+    /// Without the `embed` feature nothing is ever embedded.
+    #[derive(Debug, Clone, Default)]
+    pub struct CancelFlag;
+    impl CancelFlag {
+        pub fn new() -> Self {
+            CancelFlag
+        }
+        pub fn cancel(&self) {}
+        pub fn is_cancelled(&self) -> bool {
+            false
+        }
+    }
+    #[derive(Debug, Clone, Default)]
+    pub struct SemanticAnalysis;
+}
+
+/// Strategies whose cut can be redone from cached sentence distances.
+pub fn recuts(kind: StrategyKind) -> bool {
+    matches!(kind, StrategyKind::Semantic | StrategyKind::SemanticGrouping | StrategyKind::Adaptive)
+}
+
+/// What an analysis depends on. `semantic-grouping` compares single
+/// sentences, so its buffer is 0 (and it shares an analysis with
+/// `semantic` at buffer 0, which computes the same numbers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalysisKey {
+    pub doc_rev: u64,
+    /// `--model DIR`, or None for the default model.
+    pub model: Option<String>,
+    pub buffer: usize,
+}
+
+impl AnalysisKey {
+    pub fn for_config(doc_rev: u64, c: &ChunkConfig) -> AnalysisKey {
+        let buffer = if c.strategy == StrategyKind::SemanticGrouping { 0 } else { c.semantic.buffer_size };
+        AnalysisKey { doc_rev, model: c.semantic.model.clone(), buffer }
+    }
+}
+
+/// A cached analysis, with the unit and tokenizer its sizes were counted in
+/// (a unit change re-sizes it on the chunker thread; no embedding).
+#[derive(Debug, Clone)]
+pub struct Cached {
+    pub key: AnalysisKey,
+    pub analysis: Arc<SemanticAnalysis>,
+    pub sized_for: (crate::config::Unit, String),
+    /// The model's id (name + short hash).
+    pub model_id: String,
+}
+
+/// An embedding job on its way for one pane.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: u64,
+    /// The analysis it computes (None: a whole langchain-semantic/late run).
+    pub key: Option<AnalysisKey>,
+    pub cancel: CancelFlag,
+    /// Texts embedded so far and in all (0 of 0 while the model loads).
+    pub done: usize,
+    pub total: usize,
+}
+
+/// Embedding state of one pane.
+#[derive(Debug, Clone, Default)]
+pub struct SemState {
+    pub job: Option<Job>,
+    /// The model that made the chunks on screen, and what it warns about.
+    pub model_id: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Analyses kept at once (a few: A/B panes, a reload, a buffer change).
+pub const CACHE_SLOTS: usize = 4;
+
+pub fn cached<'a>(m: &'a Model, key: &AnalysisKey) -> Option<&'a Cached> {
+    m.analyses.iter().find(|c| &c.key == key)
+}
+
+/// The analysis behind a pane's chunks, if it has one (for the chart).
+pub fn analysis_of(m: &Model, pane: usize) -> Option<&Cached> {
+    let c = &m.panes[pane].config;
+    if !recuts(c.strategy) {
+        return None;
+    }
+    cached(m, &AnalysisKey::for_config(m.doc_rev, c))
+}
+
+pub fn insert(m: &mut Model, entry: Cached) {
+    m.analyses.retain(|c| c.key != entry.key);
+    m.analyses.insert(0, entry);
+    m.analyses.truncate(CACHE_SLOTS);
+}
+
+/// The command that brings a model pane's chunks up to date (its `rev` was
+/// just bumped): a re-cut from the cache, or an embedding job. A running
+/// job for the same analysis is kept; any other is cancelled.
+pub fn request(m: &mut Model, pane: usize) -> Option<Cmd> {
+    let config = m.panes[pane].config.clone();
+    let rev = m.panes[pane].rev;
+    let key = recuts(config.strategy).then(|| AnalysisKey::for_config(m.doc_rev, &config));
+    if let Some(key) = &key {
+        if let Some(c) = cached(m, key) {
+            let cmd = recut_cmd(m, pane, c);
+            cancel(m, pane);
+            return Some(cmd);
+        }
+        let running = (0..2).find(|&q| m.panes[q].sem.job.as_ref().is_some_and(|j| j.key.as_ref() == Some(key)));
+        if let Some(q) = running {
+            if q != pane {
+                cancel(m, pane);
+            }
+            return None; // its result re-cuts every pane that wants it, with their settings then
+        }
+    }
+    cancel(m, pane);
+    m.next_job += 1;
+    let id = m.next_job;
+    let cancel = CancelFlag::new();
+    m.panes[pane].sem.job = Some(Job { id, key: key.clone(), cancel: cancel.clone(), done: 0, total: 0 });
+    Some(Cmd::Embed { pane, id, rev, key, config, text: m.text.clone(), cancel })
+}
+
+/// A pane waits for this analysis: its strategy re-cuts and its settings map to `key`.
+pub fn wants(m: &Model, q: usize, key: &AnalysisKey) -> bool {
+    let c = &m.panes[q].config;
+    recuts(c.strategy) && AnalysisKey::for_config(m.doc_rev, c) == *key
+}
+
+pub fn recut_cmd(m: &Model, pane: usize, c: &Cached) -> Cmd {
+    let p = &m.panes[pane];
+    let resize = c.sized_for != (p.config.unit, p.config.tokenizer.clone());
+    Cmd::Recut { pane, rev: p.rev, config: p.config.clone(), text: m.text.clone(), analysis: c.analysis.clone(), resize }
+}
+
+/// Stop the pane's running job (a newer request replaced it).
+/// The other pane may still want its result: then the job moves there.
+pub fn cancel(m: &mut Model, pane: usize) {
+    let Some(j) = m.panes[pane].sem.job.take() else { return };
+    let other = pane ^ 1;
+    let shared = j.key.as_ref().is_some_and(|k| wants(m, other, k));
+    if shared && m.panes[other].sem.job.is_none() && m.panes[other].pending() {
+        m.panes[other].sem.job = Some(j);
+    } else {
+        j.cancel.cancel();
+    }
+}
+
+/// The model's name without the hash chunktui appends to its id.
+pub fn short_model(id: &str) -> &str {
+    match id.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 12 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => name,
+        _ => id,
+    }
+}
+
+/// The model a config names, for the status line before it has loaded.
+pub fn model_label(c: &ChunkConfig) -> String {
+    match &c.semantic.model {
+        Some(dir) => std::path::Path::new(dir).file_name().map_or(dir.clone(), |n| n.to_string_lossy().into()),
+        None => "the default model".into(),
+    }
+}
+
+const TYPES: [ThresholdType; 5] = [
+    ThresholdType::Percentile,
+    ThresholdType::StandardDeviation,
+    ThresholdType::Interquartile,
+    ThresholdType::Gradient,
+    ThresholdType::Absolute,
+];
+
+pub fn type_name(t: ThresholdType) -> &'static str {
+    match t {
+        ThresholdType::Percentile => "percentile",
+        ThresholdType::StandardDeviation => "standard_deviation",
+        ThresholdType::Interquartile => "interquartile",
+        ThresholdType::Gradient => "gradient",
+        ThresholdType::Absolute => "absolute",
+    }
+}
+
+fn default_amount(t: ThresholdType) -> f64 {
+    match t {
+        ThresholdType::Percentile | ThresholdType::Gradient => 95.0,
+        ThresholdType::StandardDeviation => 3.0,
+        ThresholdType::Interquartile => 1.5,
+        ThresholdType::Absolute => 0.3,
+    }
+}
+
+/// The threshold as text: `percentile 95`, `absolute 0.30`, `8 chunks`.
+pub fn threshold_summary(c: &ChunkConfig) -> String {
+    let s = &c.semantic;
+    if let Some(n) = s.number_of_chunks {
+        return format!("{n} chunks");
+    }
+    let a = s.threshold.unwrap_or_else(|| default_amount(s.threshold_type));
+    match s.threshold_type {
+        ThresholdType::Percentile | ThresholdType::Gradient => format!("{} {a:.0}", type_name(s.threshold_type)),
+        ThresholdType::Absolute => format!("absolute {a:.2}"),
+        t => format!("{} {a:.2}", type_name(t)),
+    }
+}
+
+/// Move the threshold one step (`up`: fewer breakpoints). None when the
+/// strategy has no threshold.
+pub fn step_threshold(c: &mut ChunkConfig, up: bool) -> Option<String> {
+    if !matches!(c.strategy, StrategyKind::Semantic | StrategyKind::Adaptive | StrategyKind::SemanticGrouping | StrategyKind::LangchainSemantic) {
+        return None;
+    }
+    let s = &mut c.semantic;
+    if let Some(n) = s.number_of_chunks.as_mut() {
+        *n = if up { n.saturating_sub(1).max(1) } else { *n + 1 };
+        return Some(format!("threshold {}", threshold_summary(c)));
+    }
+    let t = s.threshold_type;
+    let (step, lo, hi) = match t {
+        ThresholdType::Percentile | ThresholdType::Gradient => (1.0, 0.0, 100.0),
+        ThresholdType::StandardDeviation | ThresholdType::Interquartile => (0.25, -3.0, 10.0),
+        ThresholdType::Absolute => (0.01, 0.0, 2.0),
+    };
+    let a = s.threshold.unwrap_or_else(|| default_amount(t));
+    let a = if up { a + step } else { a - step };
+    s.threshold = Some((a.clamp(lo, hi) / step).round() * step);
+    Some(format!("threshold {}", threshold_summary(c)))
+}
+
+/// Next threshold type, at its default amount.
+pub fn cycle_threshold_type(c: &mut ChunkConfig) -> Option<String> {
+    step_threshold(&mut c.clone(), true)?;
+    let s = &mut c.semantic;
+    let i = TYPES.iter().position(|t| *t == s.threshold_type).map_or(0, |i| (i + 1) % TYPES.len());
+    s.threshold_type = TYPES[i];
+    s.threshold = None;
+    s.number_of_chunks = None;
+    Some(format!("threshold {}", threshold_summary(c)))
+}
+
+/// The option `o` cycles for model strategies: sentences joined on each side.
+pub fn cycle_buffer(c: &mut ChunkConfig) -> String {
+    c.semantic.buffer_size = (c.semantic.buffer_size + 1) % 4;
+    format!("buffer_size {} (sentences joined on each side before embedding)", c.semantic.buffer_size)
+}

@@ -1,0 +1,149 @@
+//! The distance chart: a column right of the text, one row per visual line,
+//! so it scrolls with the document. Each row shows the largest
+//! sentence-to-sentence distance at a boundary on that line as a horizontal
+//! bar; `│` marks the threshold, bars past it (breakpoints) are drawn in the
+//! warning style, and `✂` marks boundaries where a chunk actually starts.
+//! With a gradient threshold the bars show the gradient series the
+//! threshold applies to.
+
+use crate::tui::model::Model;
+use crate::tui::semantic;
+use crate::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+
+/// Columns the chart takes beside a document pane this wide (0: no room).
+pub fn width_for(pane_width: u16) -> u16 {
+    match pane_width {
+        70.. => 14,
+        44.. => 10,
+        _ => 0,
+    }
+}
+
+/// The chart is on screen when a visible pane uses a re-cut strategy.
+pub fn shown(m: &Model) -> bool {
+    cfg!(feature = "embed") && (0..m.visible_panes()).any(|p| semantic::recuts(m.panes[p].config.strategy))
+}
+
+/// One chart row: the boundary value to draw and what it means.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Row {
+    pub value: f64,
+    /// Above the threshold (a breakpoint).
+    pub above: bool,
+    /// A chunk starts at one of the row's boundaries.
+    pub cut: bool,
+}
+
+/// Rows for the visible lines (None: no boundary on that line), and the
+/// scale (low, high, cutoff) shared by the whole document.
+#[cfg(feature = "embed")]
+pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, f64, f64, f64)> {
+    let cached = semantic::analysis_of(m, pane)?;
+    let a = &cached.analysis;
+    let t = semantic::Threshold::from_options(&m.panes[pane].config.semantic);
+    let (cut, series) = a.distances.cutoff(t);
+    if series.is_empty() {
+        return Some((vec![None; height], 0.0, 1.0, cut));
+    }
+    let lo = series.iter().copied().fold(f64::INFINITY, f64::min).min(cut);
+    let hi = series.iter().copied().fold(f64::NEG_INFINITY, f64::max).max(cut);
+    let chunks = &m.panes[pane].chunks;
+    let shown = m.panes[pane].shown_rev == m.panes[pane].rev;
+    let starts = &a.sentences;
+    let mut out = Vec::with_capacity(height);
+    for row in 0..height {
+        let li = m.top + row;
+        let Some(&(s, _)) = m.layout.lines.get(li) else { break };
+        let next = m.layout.lines.get(li + 1).map_or(m.text.len() + 1, |l| l.0 as usize);
+        // Sentences 1.. starting on this line end boundary j - 1.
+        let first = starts.partition_point(|r| r.start < s as usize).max(1);
+        let mut best: Option<Row> = None;
+        for j in first..starts.len() {
+            let off = starts[j].start;
+            if off >= next {
+                break;
+            }
+            let v = series[j - 1];
+            let is_cut = shown && chunks.binary_search_by_key(&off, |c| c.range.start).is_ok();
+            let r = best.get_or_insert(Row { value: v, above: false, cut: false });
+            r.value = r.value.max(v);
+            r.above |= v > cut;
+            r.cut |= is_cut;
+        }
+        out.push(best);
+    }
+    Some((out, lo, hi, cut))
+}
+
+#[cfg(not(feature = "embed"))]
+pub fn rows(_: &Model, _: usize, _: usize) -> Option<(Vec<Option<Row>>, f64, f64, f64)> {
+    None
+}
+
+const EIGHTHS: [&str; 8] = [" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+
+pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    if area.width < 4 || area.height == 0 {
+        return;
+    }
+    for y in area.y..area.y + area.height {
+        buf[(area.x, y)].set_symbol("│").set_style(theme.dim);
+    }
+    let bw = area.width - 2; // separator, marker, then the bars
+    let x0 = area.x + 2;
+    let Some((rows, lo, hi, cut)) = rows(m, pane, area.height as usize) else {
+        let job = m.panes[pane].sem.job.as_ref();
+        let label = match job {
+            Some(j) if j.total > 0 => format!("{}%", j.done * 100 / j.total),
+            Some(_) => "loading".into(),
+            None => String::new(),
+        };
+        buf.set_stringn(x0, area.y, label, bw as usize, theme.dim);
+        return;
+    };
+    let span = (hi - lo).max(1e-9);
+    // Bars start one eighth in, so the smallest distance still shows.
+    let eighths = |v: f64| 1 + (((v - lo) / span) * (bw as f64 * 8.0 - 1.0)).round() as usize;
+    let tx = x0 + ((((cut - lo) / span) * (bw as f64 - 1.0)).round() as u16).min(bw - 1);
+    for (row, r) in rows.iter().enumerate() {
+        let y = area.y + row as u16;
+        let Some(r) = r else {
+            buf[(tx, y)].set_symbol("┊").set_style(theme.dim);
+            continue;
+        };
+        let style = if r.above { theme.warn.add_modifier(Modifier::BOLD) } else { theme.accent.remove_modifier(Modifier::BOLD) };
+        let n = eighths(r.value);
+        for k in 0..bw {
+            let filled = n.saturating_sub(k as usize * 8).min(8);
+            let sym = if filled == 8 { "█" } else { EIGHTHS[filled] };
+            let x = x0 + k;
+            if x == tx && filled < 8 {
+                buf[(x, y)].set_symbol("│").set_style(theme.text.add_modifier(Modifier::BOLD));
+            } else if filled > 0 {
+                buf[(x, y)].set_symbol(sym).set_style(style);
+            }
+        }
+        if r.cut {
+            buf[(area.x + 1, y)].set_symbol("✂").set_style(theme.warn.add_modifier(Modifier::BOLD));
+        }
+    }
+}
+
+/// One line for the stats panel: the threshold, its cutoff, breakpoints, scale.
+#[cfg(feature = "embed")]
+pub fn summary(m: &Model, pane: usize) -> Option<String> {
+    let cached = semantic::analysis_of(m, pane)?;
+    let a = &cached.analysis;
+    let t = semantic::Threshold::from_options(&m.panes[pane].config.semantic);
+    let (cut, series) = a.distances.cutoff(t);
+    let above = series.iter().filter(|v| **v > cut).count();
+    Some(format!("cutoff {cut:.3} · {above} of {} boundaries above", series.len()))
+}
+
+#[cfg(not(feature = "embed"))]
+pub fn summary(_: &Model, _: usize) -> Option<String> {
+    None
+}
