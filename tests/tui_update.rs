@@ -29,9 +29,18 @@ fn model_with(text: &str, size: usize, overlap: usize) -> Model {
 fn run(m: &mut Model, cmds: Vec<Cmd>) {
     let mut queue = cmds;
     while let Some(cmd) = queue.pop() {
-        if let Cmd::Rechunk { pane, rev, config, text } = cmd {
-            let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
-            queue.extend(update(m, Msg::Chunked { pane, rev, result }));
+        match cmd {
+            Cmd::Rechunk { pane, rev, config, text } => {
+                let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
+                queue.extend(update(m, Msg::Chunked { pane, rev, result }));
+            }
+            Cmd::Embed { pane, id, rev, key, config, text, cancel } => {
+                let req = chunktui::tui::embedder::EmbedReq { pane, id, rev, key, config, text, cancel };
+                for msg in chunktui::tui::embedder::run_sync(&req) {
+                    queue.extend(update(m, msg));
+                }
+            }
+            _ => {}
         }
     }
 }

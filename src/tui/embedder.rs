@@ -48,6 +48,15 @@ fn worker(rx: Receiver<EmbedReq>, tx: Sender<Msg>, on_chunks: OnChunks) {
     }
 }
 
+/// Run one job on this thread and return the messages it sent (tests, benches).
+pub fn run_sync(req: &EmbedReq) -> Vec<Msg> {
+    let (tx, rx) = channel();
+    fn ignore(_: usize, _: u64, _: &Arc<Vec<Chunk>>, _: &Arc<str>, _: &str) {}
+    let _ = run(req, &tx, &(Box::new(ignore) as OnChunks));
+    drop(tx);
+    rx.into_iter().collect()
+}
+
 #[cfg(feature = "embed")]
 fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()> {
     use super::msg::Analyzed;
