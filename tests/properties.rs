@@ -34,7 +34,7 @@ fn fragment() -> impl Strategy<Value = String> {
         "# ", "## Title\n", "### 小节\r\n", "```\n", "```rust\n", "~~~", "- ", "* ", "1. ", "> ", "| a | b |\n", "---\n",
         "。", "，", "！", "？", "……", "、", "；", "“", "”", "」", "（", "）",
         "🦀", "👩\u{200d}👩\u{200d}👧\u{200d}👦", "👍🏽", "🇯🇵", "🏳️\u{200d}🌈", "e\u{301}", "\u{200d}", "\u{fe0f}",
-        "\u{3000}", "\u{a0}", "\u{2028}", "\u{85}", "\u{feff}", "\u{fffd}",
+        "\u{3000}", "\u{a0}", "\u{2028}", "\u{85}", "\u{feff}", "\u{fffd}", "\u{1e}", "\u{b}", "\u{c}", "\0",
         "fn main() {", "}", "let x = 1;", "def f():", "    ",
     ];
     prop_oneof![
@@ -120,7 +120,8 @@ proptest! {
 #[test]
 fn edge_cases() {
     let extra = Extra { preset: "english", max_sentences: 0, overlap_sentences: 1 };
-    for text in ["", " ", "\r\n", "a", "\r", "🦀", "👩\u{200d}👩\u{200d}👧\u{200d}👦", "e\u{301}", "。", "# \n", "```\n# x\n```"] {
+    // "a\u{1e}b": Python (so LangChain) strips U+001E as whitespace; found by fuzzing.
+    for text in ["", " ", "\r\n", "a\u{1e}b \u{1e}\0c", "\u{1c}\u{1d}\u{1f}x", "a", "\r", "🦀", "👩\u{200d}👩\u{200d}👧\u{200d}👦", "e\u{301}", "。", "# \n", "```\n# x\n```"] {
         for (size, overlap) in [(1, 0), (2, 1), (3, 0)] {
             check_all(text, &Unit::ALL, size, overlap, &extra).unwrap();
         }

@@ -452,14 +452,16 @@ fn first_gap(chunks: &[Chunk], text: &str) -> Range<usize> {
     0..0
 }
 
-/// The chunk texts, in order and with whitespace removed, are overlapping
+/// The chunk texts, in order and with (Python's) whitespace removed, are overlapping
 /// pieces of the source's non-whitespace chars that leave nothing out: there
 /// is a placement where each chunk starts at or before the end of what the
 /// chunks before it covered, and reaches at least that end. Every placement
 /// is followed (a set of reachable "covered up to" offsets), since the same
 /// text can occur at several places.
 pub fn text_cover(text: &str, chunks: &[Chunk]) -> Result<(), String> {
-    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    // Python's str.strip() (what LangChain strips with) also treats the
+    // information separators U+001C..U+001F as whitespace.
+    let squeeze = |s: &str| s.chars().filter(|&c| !(c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))).collect::<String>();
     let source = squeeze(text);
     let mut reach: std::collections::BTreeSet<usize> = [0usize].into(); // bytes of `source`
     for (i, c) in chunks.iter().enumerate() {
