@@ -17,6 +17,15 @@ pub fn char_width(c: char) -> usize {
     }
 }
 
+/// Punctuation that should not start a line (CJK line-breaking rules, the cheap part).
+fn is_closing(c: char) -> bool {
+    matches!(
+        c,
+        '。' | '，' | '、' | '；' | '：' | '！' | '？' | '」' | '』' | '）' | '》' | '〉' | '】' | '〕' | '”' | '’' | '．' | '…'
+            | '～' | 'ー'
+    )
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Layout {
     /// The width the text was wrapped to (text columns, without the gutter).
@@ -28,35 +37,73 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Wrap at word boundaries: after spaces and tabs, and around wide (CJK)
+    /// glyphs, never putting closing punctuation (。，！？」…) first on a line.
+    /// A word longer than the width is cut between chars; a space that does
+    /// not fit hangs past the edge (it is not drawn) so lines never start with it.
     pub fn new(text: &str, width: usize, doc_rev: u64) -> Layout {
         let width = width.max(1);
         let mut lines = Vec::with_capacity(text.len() / 48 + 1);
         let (mut start, mut w) = (0usize, 0usize);
+        // Last break opportunity on this line: (byte, width before it).
+        let mut brk: Option<(usize, usize)> = None;
+        let (mut prev_space, mut prev_wide) = (false, false);
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
             // ASCII fast path; a 10 MB file wraps in tens of milliseconds.
-            let (cw, len) = if b < 0x80 {
+            let (c, cw, len) = if b < 0x80 {
                 if b == b'\n' {
                     lines.push((start as u32, i as u32));
                     i += 1;
                     start = i;
                     w = 0;
+                    brk = None;
+                    (prev_space, prev_wide) = (false, false);
                     continue;
                 }
-                (char_width(b as char), 1)
+                (b as char, char_width(b as char), 1)
             } else {
                 let c = text[i..].chars().next().expect("char boundary");
-                (char_width(c), c.len_utf8())
+                (c, char_width(c), c.len_utf8())
             };
+            let space = c == ' ' || c == '\t';
+            let wide = cw >= 2;
+            let closing = is_closing(c);
+            if i > start && !closing && (prev_space || wide || (prev_wide && !space)) {
+                brk = Some((i, w));
+            }
             if w + cw > width && i > start {
-                lines.push((start as u32, i as u32));
-                start = i;
-                w = 0;
+                if space {
+                    // Hang the space: the line ends after it.
+                    lines.push((start as u32, (i + 1) as u32));
+                    i += 1;
+                    start = i;
+                    w = 0;
+                    brk = None;
+                    (prev_space, prev_wide) = (true, false);
+                    continue;
+                }
+                match brk.filter(|&(at, _)| at > start) {
+                    Some((at, before)) => {
+                        lines.push((start as u32, at as u32));
+                        start = at;
+                        w -= before;
+                    }
+                    None => {
+                        lines.push((start as u32, i as u32));
+                        start = i;
+                        w = 0;
+                    }
+                }
+                brk = None;
             }
             w += cw;
             i += len;
+            if cw > 0 {
+                (prev_space, prev_wide) = (space, wide);
+            }
         }
         if start < text.len() || lines.is_empty() {
             lines.push((start as u32, text.len() as u32));
@@ -108,6 +155,45 @@ mod tests {
         assert_eq!(got, ["ab中", "文字", "xy"]);
         assert_eq!(l.line_of(text.find('字').unwrap()), 1);
         assert_eq!(l.byte_at(text, 0, 3), Some(2));
+    }
+
+    fn wrap(text: &str, width: usize) -> Vec<&str> {
+        let l = Layout::new(text, width, 0);
+        l.lines.iter().map(|&(s, e)| &text[s as usize..e as usize]).collect()
+    }
+
+    #[test]
+    fn english_wraps_between_words_and_cuts_only_long_words() {
+        assert_eq!(wrap("the cat went into the house", 10), ["the cat ", "went into ", "the house"]);
+        assert_eq!(wrap("a supercalifragilistic word", 8), ["a ", "supercal", "ifragili", "stic ", "word"]);
+        // A space that does not fit hangs on the line before.
+        assert_eq!(wrap("hello world", 5), ["hello ", "world"]);
+        assert_eq!(wrap("tab\tthen", 6), ["tab\t", "then"]);
+    }
+
+    #[test]
+    fn cjk_wraps_anywhere_but_keeps_closing_punctuation_off_line_starts() {
+        assert_eq!(wrap("中文字中文字", 4), ["中文", "字中", "文字"]);
+        // '。' would start line 2: the char before it moves down with it.
+        assert_eq!(wrap("一二。三", 4), ["一", "二。", "三"]);
+        assert_eq!(wrap("中文abc def", 6), ["中文", "abc ", "def"]);
+        assert_eq!(wrap("说“你好”。", 6), ["说“你", "好”。"]);
+    }
+
+    #[test]
+    fn byte_ranges_cover_the_text_in_order() {
+        let text = "Some words, 中文句子。 More words here and there!\n\nend";
+        for w in 1..30 {
+            let l = Layout::new(text, w, 0);
+            let mut at = 0;
+            for &(s, e) in &l.lines {
+                assert!(s as usize >= at && s <= e, "{w}: {:?}", l.lines);
+                assert!(text.is_char_boundary(s as usize) && text.is_char_boundary(e as usize));
+                at = e as usize;
+            }
+            let joined: usize = l.lines.iter().map(|&(s, e)| (e - s) as usize).sum::<usize>() + text.matches('\n').count();
+            assert_eq!(joined, text.len(), "{w}");
+        }
     }
 
     #[test]
