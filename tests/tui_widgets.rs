@@ -167,3 +167,24 @@ fn chunk_list_flags_chunks_over_the_limit() {
     assert!(row(0).starts_with("    0"), "{:?}", row(0));
     assert_eq!(buf[(g.list.x + 1, g.list.y + 3)].style().fg, theme.warn.fg);
 }
+
+#[test]
+fn search_highlights_every_visible_occurrence() {
+    let text = "find me here, and find me there.\nno match on this line\nfind again\n";
+    let area = Rect::new(0, 0, 60, 6);
+    let mut m = model(text, 20, 0, area);
+    m.last_search = Some("find".into());
+    let theme = Theme::resolve(Some("dark"), false).unwrap();
+    let mut buf = Buffer::empty(area);
+    doc::render(&m, 0, &theme, area, &mut buf);
+    let hits: Vec<usize> = text.match_indices("find").map(|(i, _)| i).collect();
+    assert_eq!(hits.len(), 3);
+    for b in hits {
+        for k in 0..4 {
+            let (x, y) = cell_of(&m, area, b + k);
+            assert!(buf[(x, y)].modifier.contains(Modifier::REVERSED), "byte {} not highlighted", b + k);
+        }
+    }
+    let (x, y) = cell_of(&m, area, text.find("match").unwrap());
+    assert!(!buf[(x, y)].modifier.contains(Modifier::REVERSED));
+}

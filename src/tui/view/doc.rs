@@ -94,6 +94,8 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
         if m.highlight.doc_rev == m.doc_rev && !theme.no_color { &m.highlight.runs } else { &[] };
     let mut syntax = SyntaxCursor { runs, j: runs.partition_point(|r| r.0 as usize <= first).saturating_sub(1) };
     let selected = m.selected.filter(|_| pane == m.active || !m.compare);
+    let matches = search_matches(m, first, layout.start_of(m.top + area.height as usize));
+    let mut mi = 0;
     let max_x = area.x + area.width;
     let mut tmp = [0u8; 4];
     for row in 0..area.height {
@@ -121,7 +123,13 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             if x + w > max_x {
                 break;
             }
-            let style = cell_style(theme, cover.at(b), selected, syntax.at(b));
+            let mut style = cell_style(theme, cover.at(b), selected, syntax.at(b));
+            while mi < matches.len() && matches[mi].end <= b {
+                mi += 1;
+            }
+            if matches.get(mi).is_some_and(|r| r.start <= b) {
+                style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
+            }
             if c == '\t' {
                 for k in 0..w {
                     buf[(x + k, y)].set_symbol(" ").set_style(style);
@@ -139,6 +147,22 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             buf[(x, y)].set_symbol(" ").set_style(style);
         }
     }
+}
+
+/// Byte ranges of the search text (the one being typed, else the last one)
+/// that touch bytes `from..to`, in order.
+pub fn search_matches(m: &Model, from: usize, to: usize) -> Vec<std::ops::Range<usize>> {
+    let q = match &m.mode {
+        crate::tui::model::Mode::Search(q) if !q.is_empty() => q.as_str(),
+        _ => m.last_search.as_deref().unwrap_or(""),
+    };
+    if q.is_empty() {
+        return Vec::new();
+    }
+    let text: &str = &m.text;
+    let from = crate::size::floor_char_boundary(text, from.saturating_sub(q.len() - 1).min(text.len()));
+    let to = crate::size::ceil_char_boundary(text, (to + q.len()).min(text.len()));
+    text[from..to].match_indices(q).map(|(i, _)| from + i..from + i + q.len()).collect()
 }
 
 /// The index of a chunk starting on this line, in that chunk's colours.
