@@ -50,7 +50,7 @@ pub fn analyzed(m: &mut Model, id: u64, result: Result<Analyzed, String>) -> Vec
     let model = semantic::short_model(&entry.model_id).to_string();
     semantic::insert(m, entry);
     match warnings.first() {
-        Some(w) => set_error(m, format!("⚠ {w}")),
+        Some(w) => set_error(m, format!("⚠ {}", semantic::short_warning(w))),
         None => set_status(m, format!("model {model}: {n} sentences embedded · threshold keys re-cut instantly")),
     }
     cmds
@@ -69,7 +69,10 @@ pub fn model_chunked(m: &mut Model, msg: Msg) -> Vec<Cmd> {
     let cmds = update(m, Msg::Chunked { pane, rev, result });
     if ok && m.panes[pane].shown_rev == rev {
         if let (Some(w), Some(_)) = (m.panes[pane].sem.warnings.first().cloned(), &model_id) {
-            set_error(m, format!("⚠ {w}"));
+            set_error(m, format!("⚠ {}", semantic::short_warning(&w)));
+        } else if let Some(id) = &model_id {
+            let p = &m.panes[pane];
+            set_status(m, format!("{}: {} chunks with model {}", p.config.strategy, p.chunks.len(), semantic::short_model(id)));
         }
     }
     cmds

@@ -266,3 +266,11 @@ pub fn cycle_buffer(c: &mut ChunkConfig) -> String {
     c.semantic.buffer_size = (c.semantic.buffer_size + 1) % 4;
     format!("buffer_size {} (sentences joined on each side before embedding)", c.semantic.buffer_size)
 }
+
+/// A core warning short enough for one status line (the header names the model).
+pub fn short_warning(w: &str) -> String {
+    if w.contains("English-only") {
+        return "English-only model on mostly CJK text: pass --model DIR with a multilingual model (e.g. multilingual-e5-small)".into();
+    }
+    w.to_string()
+}

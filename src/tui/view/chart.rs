@@ -43,8 +43,7 @@ pub struct Row {
 pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, f64, f64, f64)> {
     let cached = semantic::analysis_of(m, pane)?;
     let a = &cached.analysis;
-    let t = semantic::Threshold::from_options(&m.panes[pane].config.semantic);
-    let (cut, series) = a.distances.cutoff(t);
+    let (cut, series) = series(m, pane, a);
     if series.is_empty() {
         return Some((vec![None; height], 0.0, 1.0, cut));
     }
@@ -81,6 +80,20 @@ pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, 
 #[cfg(not(feature = "embed"))]
 pub fn rows(_: &Model, _: usize, _: usize) -> Option<(Vec<Option<Row>>, f64, f64, f64)> {
     None
+}
+
+/// The series the pane's threshold applies to, and its cutoff: boundary
+/// distances, or for `semantic-grouping` each sentence's distance to the
+/// mean of the sentences before it (what grouping compares).
+#[cfg(feature = "embed")]
+fn series<'a>(m: &Model, pane: usize, a: &'a semantic::SemanticAnalysis) -> (f64, &'a [f64]) {
+    let c = &m.panes[pane].config;
+    let t = semantic::Threshold::from_options(&c.semantic);
+    if c.strategy == crate::config::StrategyKind::SemanticGrouping {
+        a.to_mean.cutoff(t)
+    } else {
+        a.distances.cutoff(t)
+    }
 }
 
 const EIGHTHS: [&str; 8] = [" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
@@ -136,9 +149,7 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
 #[cfg(feature = "embed")]
 pub fn summary(m: &Model, pane: usize) -> Option<String> {
     let cached = semantic::analysis_of(m, pane)?;
-    let a = &cached.analysis;
-    let t = semantic::Threshold::from_options(&m.panes[pane].config.semantic);
-    let (cut, series) = a.distances.cutoff(t);
+    let (cut, series) = series(m, pane, &cached.analysis);
     let above = series.iter().filter(|v| **v > cut).count();
     Some(format!("cutoff {cut:.3} · {above} of {} boundaries above", series.len()))
 }

@@ -159,12 +159,13 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// "N chunks" for a pane, with a marker while a new set is being computed.
 pub fn chunk_count(m: &Model, p: usize) -> String {
     let pane = &m.panes[p];
+    let doing = if pane.sem.job.is_some() { "embedding" } else { "chunking" };
     if pane.shown_rev == 0 && pane.error.is_none() {
-        return "chunking…".into();
+        return format!("{doing}…");
     }
     let mut s = format!("{} chunks", pane.chunks.len());
     if pane.pending() {
-        s.push_str(" (chunking)");
+        s.push_str(&format!(" ({doing})"));
     }
     s
 }

@@ -81,7 +81,7 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
         lines.push(Line::styled(line, theme.text));
     }
     for w in &pane.sem.warnings {
-        lines.push(Line::styled(format!("⚠ {w}"), theme.warn));
+        lines.push(Line::styled(format!("⚠ {}", crate::tui::semantic::short_warning(w)), theme.warn));
     }
     if let Some(err) = &pane.error {
         lines.push(Line::styled(err.lines().next().unwrap_or("").to_string(), theme.error));
