@@ -123,3 +123,43 @@ fn workbench_in_tmux_resizes_reloads_exports_and_agrees_with_the_cli() {
     tmux.keys(&["q"]);
     tmux.wait_for("the workbench to quit", |s| !s.contains("chunks ·"));
 }
+
+#[test]
+fn semantic_in_tmux_embeds_in_the_background_then_recuts_from_the_chart() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping the end-to-end test");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = root.join("../shared/models/me5-small-q4");
+    assert!(model.join("model.onnx").is_file(), "test model missing at {}", model.display());
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("zh.md");
+    std::fs::copy(root.join("samples/zh-article.md"), &doc).unwrap();
+    let tmux = Tmux { socket: format!("chunktui-e2e-sem-{}", std::process::id()) };
+    let cmd = format!("{BIN} {} --strategy semantic --model {}; sleep 60", doc.display(), model.display());
+    tmux.run(&["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "35", &cmd]);
+    let settled = |s: &str| !s.lines().next().unwrap_or("").contains("embedding") && settled_count(s).is_some();
+
+    let s = tmux.wait_for("the analysis", |s| s.contains("sentences embedded") && settled(s));
+    assert!(s.contains("me5-small-q4"), "the header names the model:\n{s}");
+    assert!(s.contains('✂') && s.contains('┊'), "the chart shows cuts and the threshold:\n{s}");
+    let first = settled_count(&s).unwrap();
+
+    // Five steps down re-cut at once, with no embedding in between.
+    tmux.keys(&[",", ",", ",", ",", ","]);
+    let s = tmux.wait_for("percentile 90", |s| s.contains("percentile 90") && settled(s));
+    assert!(!s.contains("embedding "), "a threshold change must not embed:\n{s}");
+    let shown = settled_count(&s).unwrap();
+    assert!(shown >= first, "{shown} vs {first}");
+
+    tmux.keys(&["e"]);
+    tmux.wait_for("export prompt", |s| s.contains("export config to:"));
+    tmux.keys(&["Enter"]);
+    let config = dir.path().join("chunktui.toml");
+    tmux.wait_for("export written", |s| s.contains(&format!("wrote {}", config.display())));
+    let out = Command::new(BIN).arg("chunk").arg("--config").arg(&config).arg(&doc).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), shown, "CLI chunk count vs the workbench's");
+    tmux.keys(&["q"]);
+}
