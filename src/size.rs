@@ -99,11 +99,21 @@ impl Tokenizer {
                 }
             }
             Tokenizer::HuggingFace { inner, .. } => {
-                let enc = inner.encode(text, false).map_err(|e| Error::Tokenizer(e.to_string()))?;
-                spans.reserve(enc.len());
-                for &(s, e) in enc.get_offsets() {
-                    if e > s {
-                        spans.push((s as u32, e as u32));
+                // One `encode` of a whole book holds every token's string and
+                // several arrays per token (hundreds of MB for a few MB of
+                // text). Encoding piece by piece keeps memory small and the
+                // work in cache; tests/token_segments.rs checks the tokens are
+                // exactly those of one whole encode.
+                for segment in word_segments(text, SEGMENT_BYTES) {
+                    let enc = inner
+                        .encode(&text[segment.clone()], false)
+                        .map_err(|e| Error::Tokenizer(e.to_string()))?;
+                    spans.reserve(enc.len());
+                    let base = segment.start;
+                    for &(s, e) in enc.get_offsets() {
+                        if e > s {
+                            spans.push(((base + s) as u32, (base + e) as u32));
+                        }
                     }
                 }
             }
@@ -114,6 +124,36 @@ impl Tokenizer {
         }
         Ok(spans)
     }
+}
+
+/// Target size of the pieces a long text is tokenized in.
+const SEGMENT_BYTES: usize = 64 * 1024;
+
+/// Cut `text` into pieces of about `target` bytes. Each cut is right before
+/// a single space that follows a non-space and precedes a letter or digit
+/// (" word"): every common pre-tokenizer (BERT whitespace splitting,
+/// byte-level BPE's " word" pieces, SentencePiece's "▁word") starts a fresh
+/// piece there, so the tokens come out exactly as in one whole encode. A text
+/// with no such place stays whole.
+fn word_segments(text: &str, target: usize) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while text.len() - start > 2 * target {
+        let from = start + target;
+        let cut = memchr::memchr_iter(b' ', &bytes[from..]).map(|p| from + p).find(|&p| {
+            !bytes[p - 1].is_ascii_whitespace() && text[p + 1..].chars().next().is_some_and(|c| c.is_alphanumeric())
+        });
+        match cut {
+            Some(p) => {
+                out.push(start..p);
+                start = p;
+            }
+            None => break,
+        }
+    }
+    out.push(start..text.len());
+    out
 }
 
 /// Measures sizes in one unit; cheap to clone.
@@ -379,6 +419,20 @@ mod tests {
         assert_eq!(spans.last().unwrap().1 as usize, text.len());
         let idx = Sizer::tokens(tok.clone()).index(text).unwrap();
         assert_eq!(idx.size(0..text.len()), tok.count(text));
+    }
+
+    #[test]
+    fn word_segments_cut_before_a_space_and_cover_the_text() {
+        let text = "Para one has words.\n\nPara two.\r\n\r\n  indented\n\n中文段落。\n\nEnd".repeat(50);
+        let segs = word_segments(&text, 64);
+        assert!(segs.len() > 5);
+        assert_eq!(segs.first().unwrap().start, 0);
+        assert_eq!(segs.last().unwrap().end, text.len());
+        for w in segs.windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+            let rest = &text[w[1].start..];
+            assert!(rest.starts_with(' ') && rest[1..].chars().next().unwrap().is_alphanumeric(), "{rest:.10}");
+        }
     }
 
     #[test]
