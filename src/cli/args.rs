@@ -112,7 +112,7 @@ pub enum ConfigCmd {
     /// Print a config with every setting at its default (or the flags given).
     Init {
         #[command(flatten)]
-        flags: ChunkFlags,
+        flags: Box<ChunkFlags>,
         /// Print JSON instead of TOML.
         #[arg(long)]
         json: bool,

@@ -89,8 +89,9 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
         return 0.0;
     }
     let q = p / 100.0;
-    // numpy: virtual = n*q + (alpha + q*(1 - alpha - beta)) - 1, alpha = beta = 1.
-    let virt = (n as f64 * q + (1.0 + q * (1.0 - 1.0 - 1.0))) - 1.0;
+    // numpy's "linear" method: virtual index = n*q + (alpha + q*(1 - alpha - beta)) - 1
+    // with alpha = beta = 1, which is (n - 1) * q.
+    let virt = (n - 1) as f64 * q;
     let prev = virt.floor();
     let gamma = virt - prev;
     let lo = (prev.max(0.0) as usize).min(n - 1);
@@ -252,7 +253,7 @@ impl SemanticAnalysis {
         let mut right_idx = Vec::with_capacity(n.saturating_sub(1));
         for i in 0..n.saturating_sub(1) {
             let last = (i + 1 + buffer).min(n - 1);
-            if i + 1 + buffer <= n - 1 {
+            if i + 1 + buffer < n {
                 right_idx.push(last);
             } else {
                 right_idx.push(ranges.len());

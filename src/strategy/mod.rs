@@ -88,7 +88,7 @@ impl Chunker {
             }
             StrategyKind::Document => {
                 // The whole file, byte for byte (nothing at all for blank text).
-                let whole = if text.trim().is_empty() { vec![] } else { vec![0..text.len()] };
+                let whole = if text.trim().is_empty() { Vec::new() } else { std::iter::once(0..text.len()).collect() };
                 (whole, index()?)
             }
             kind => return self.chunk_with_model(text, kind),

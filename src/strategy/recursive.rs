@@ -299,6 +299,10 @@ impl Splitter<'_, '_> {
     }
 }
 
+/// What `pack` does with a piece that alone is over the size: cut it and
+/// push the resulting ranges.
+pub type OversizeHandler<'a> = dyn FnMut(Range<usize>, &mut Vec<Range<usize>>) + 'a;
+
 /// Pack pieces greedily into chunks of at most `size`, carrying up to
 /// `overlap` worth of trailing pieces into the next chunk. A piece over `size`
 /// closes the open chunk and is handed to `oversize`.
@@ -309,7 +313,7 @@ pub fn pack(
     size: usize,
     overlap: usize,
     out: &mut Vec<Range<usize>>,
-    oversize: &mut dyn FnMut(Range<usize>, &mut Vec<Range<usize>>),
+    oversize: &mut OversizeHandler,
 ) {
     // Chunks are emitted without surrounding whitespace, so measure them that way.
     let size_of = |a: usize, b: usize| index.size(trim_range(text, pieces[a].start..pieces[b].end));
