@@ -3,6 +3,7 @@
 
 pub mod chart;
 pub mod doc;
+pub mod footer;
 pub mod overlay;
 pub mod side;
 
@@ -147,7 +148,7 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     if m.compare {
         side::compare_stats(m, theme, g.compare_stats, buf);
     }
-    footer(m, theme, g.footer, buf);
+    footer::render(m, theme, g.footer, buf);
     status(m, theme, g.status, buf);
     match &m.mode {
         Mode::Help => overlay::help(m, theme, area, buf),
@@ -163,7 +164,8 @@ pub fn chunk_count(m: &Model, p: usize) -> String {
     if pane.shown_rev == 0 && pane.error.is_none() {
         return format!("{doing}…");
     }
-    let mut s = format!("{} chunks", pane.chunks.len());
+    let n = pane.chunks.len();
+    let mut s = format!("{n} chunk{}", if n == 1 { "" } else { "s" });
     if pane.pending() {
         s.push_str(&format!(" ({doing})"));
     }
@@ -195,49 +197,6 @@ fn header(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(format!(" · {} │", settings_summary(m, p)), theme.text));
     }
     spans.push(Span::styled(format!(" {name}"), theme.dim));
-    Paragraph::new(Line::from(spans)).render(area, buf);
-}
-
-fn footer(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    use super::keymap::Action::*;
-    let items = [
-        (Quit, "quit"),
-        (Help, "help"),
-        (NextChunk, "chunk"),
-        (SizeUp, "size+"),
-        (SizeDown, "size-"),
-        (OverlapUp, "ovl+"),
-        (OverlapDown, "ovl-"),
-        (CycleStrategy, "strategy"),
-        (CycleStrategyAll, "+model"),
-        (CycleUnit, "unit"),
-        (CycleTokenizer, "tokenizer"),
-        (CyclePreset, "preset"),
-        (Search, "search"),
-        (ExportConfig, "export"),
-        (ToggleCompare, "compare"),
-    ];
-    let mut spans = Vec::new();
-    for (action, label) in items {
-        if let Some(k) = m.keymap.keys_for(action).first() {
-            spans.push(Span::styled(format!(" {k}"), theme.accent));
-            spans.push(Span::styled(format!(" {label} "), theme.dim));
-        }
-    }
-    if m.pane().config.strategy.needs_model() {
-        for (action, label) in [(CycleThresholdType, "thr type"), (ThresholdUp, "thr+"), (ThresholdDown, "thr-")] {
-            if let Some(k) = m.keymap.keys_for(action).first() {
-                spans.insert(0, Span::styled(format!(" {label} "), theme.dim));
-                spans.insert(0, Span::styled(format!(" {k}"), theme.accent));
-            }
-        }
-    }
-    if m.compare {
-        if let Some(k) = m.keymap.keys_for(SwitchPane).first() {
-            spans.push(Span::styled(format!(" {k}"), theme.accent));
-            spans.push(Span::styled(" switch pane ", theme.dim));
-        }
-    }
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
 

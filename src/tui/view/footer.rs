@@ -1,0 +1,58 @@
+//! The key footer: the most useful keys first, as many as fit the width
+//! (never a cut label); `?` lists the rest.
+
+use crate::tui::keymap::Action::{self, *};
+use crate::tui::model::Model;
+use crate::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+/// (keys, label) items in the order shown; a pair of actions shares a label
+/// ("+/- size"). Keys come from the keymap, so remapped keys show.
+pub fn items(m: &Model) -> Vec<(String, &'static str)> {
+    let first = |a: Action| m.keymap.keys_for(a).first().cloned();
+    let pair = |a: Action, b: Action| match (first(a), first(b)) {
+        (Some(x), Some(y)) => Some(format!("{x}/{y}")),
+        (x, y) => x.or(y),
+    };
+    let mut out: Vec<(Option<String>, &'static str)> = vec![(first(Quit), "quit"), (first(Help), "help")];
+    if m.compare {
+        out.push((first(SwitchPane), "switch pane"));
+        out.push((first(CopyToOtherPane), "copy to other"));
+    }
+    if m.pane().config.strategy.needs_model() {
+        out.push((pair(ThresholdDown, ThresholdUp), "threshold"));
+        out.push((first(CycleThresholdType), "thr type"));
+    }
+    out.extend([
+        (pair(NextChunk, PrevChunk), "chunk"),
+        (pair(SizeDown, SizeUp), "size"),
+        (pair(OverlapDown, OverlapUp), "overlap"),
+        (first(CycleStrategy), "strategy"),
+        (first(CycleUnit), "unit"),
+        (first(CycleTokenizer), "tokenizer"),
+        (first(CyclePreset), "preset"),
+        (first(Search), "search"),
+        (first(ExportConfig), "export"),
+        (first(ToggleCompare), "compare"),
+        (first(CycleStrategyAll), "+model"),
+    ]);
+    out.into_iter().filter_map(|(k, l)| k.map(|k| (k, l))).collect()
+}
+
+pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    for (keys, label) in items(m) {
+        let w = 1 + keys.chars().count() + 1 + label.chars().count() + 1;
+        if used + w > area.width as usize {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(format!(" {keys}"), theme.accent));
+        spans.push(Span::styled(format!(" {label} "), theme.dim));
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}
