@@ -1,6 +1,7 @@
 //! Side panels: parameters, stats with a size histogram, the chunk list, and
 //! the A/B stats strip of the comparison.
 
+use crate::config::Unit;
 use crate::stats::Stats;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
@@ -24,15 +25,14 @@ pub fn option_summary(m: &Model, p: usize) -> String {
     use crate::config::StrategyKind::*;
     let c = &m.panes[p].config;
     match c.strategy {
-        Sentence => format!("overlap_sentences={} max_sentences={}", c.sentence.overlap_sentences, c.sentence.max_sentences),
+        Sentence => format!("ovl {} sent · max {}", c.sentence.overlap_sentences, c.sentence.max_sentences),
         Markdown => format!("levels={:?}", c.markdown.levels),
         LangchainCharacter | LangchainRecursive | LangchainToken | LangchainMarkdownHeader => {
             format!("strip_whitespace={}", c.langchain.strip_whitespace)
         }
-        Semantic | Adaptive | LangchainSemantic => {
-            format!("buffer={} {}", c.semantic.buffer_size, crate::tui::semantic::threshold_summary(c))
-        }
-        SemanticGrouping => crate::tui::semantic::threshold_summary(c),
+        // The threshold has its own row (and is in every summary line).
+        Semantic | Adaptive | LangchainSemantic => format!("buffer={}", c.semantic.buffer_size),
+        SemanticGrouping => "-".into(),
         Late => format!("boundaries={}", c.semantic.late_boundaries.unwrap_or(Recursive)),
         _ => "-".into(),
     }
@@ -45,6 +45,8 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let c = &m.pane().config;
     let title = if m.compare { format!(" Parameters ({}) ", ["A", "B"][m.active]) } else { " Parameters ".into() };
     let row = |name: &str, value: String, keys: String| {
+        // Long values (an hf: path, sentence options) end in … so the key column stays put.
+        let value = if value.chars().count() > 21 { format!("{}…", value.chars().take(20).collect::<String>()) } else { value };
         Line::from(vec![
             Span::styled(format!("{name:<10}"), theme.dim),
             Span::styled(format!("{value:<22}"), theme.text.add_modifier(Modifier::BOLD)),
@@ -57,7 +59,12 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         row("tokenizer", c.tokenizer.clone(), key(m, Action::CycleTokenizer)),
         row("size", c.size.to_string(), format!("{} {}", key(m, Action::SizeDown), key(m, Action::SizeUp))),
         row("overlap", c.overlap.to_string(), format!("{} {}", key(m, Action::OverlapDown), key(m, Action::OverlapUp))),
-        row("preset", c.recursive.preset.clone(), key(m, Action::CyclePreset)),
+        if c.strategy.needs_model() && c.strategy != crate::config::StrategyKind::Late {
+            let keys = format!("{} {} {}", key(m, Action::ThresholdDown), key(m, Action::ThresholdUp), key(m, Action::CycleThresholdType));
+            row("threshold", crate::tui::semantic::threshold_summary(c), keys)
+        } else {
+            row("preset", c.recursive.preset.clone(), key(m, Action::CyclePreset))
+        },
         row("option", option_summary(m, m.active), key(m, Action::CycleOption)),
         row("max tok", m.max_tokens.map_or("-".into(), |t| t.to_string()), String::new()),
     ];
@@ -68,15 +75,19 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     let pane = &m.panes[p];
     let s: &Stats = &pane.stats;
     let unit = pane.config.unit;
-    let mut lines = vec![Line::from(vec![
-        Span::styled(super::chunk_count(m, p), theme.accent),
-        Span::styled(
-            if s.over_limit > 0 { format!("  {} over the limit", s.over_limit) } else { String::new() },
-            theme.warn,
-        ),
-    ])];
-    lines.push(Line::styled(format!("size min {} · mean {:.0} · max {} {unit}", s.min, s.mean, s.max), theme.text));
-    lines.push(Line::styled(format!("p50 {} · p95 {} · overlap {} chars", s.p50, s.p95, s.overlap_chars), theme.text));
+    let mut first = vec![Span::styled(super::chunk_count(m, p), theme.accent)];
+    if !pane.chunks.is_empty() {
+        first.push(Span::styled(format!(" · sizes in {unit}"), theme.text));
+    }
+    if s.over_limit > 0 {
+        first.push(Span::styled(format!(" · {} over the limit", s.over_limit), theme.warn));
+    }
+    let mut lines = vec![Line::from(first)];
+    if !pane.chunks.is_empty() {
+        // The same numbers, rounded the same way, as `chunktui stats`.
+        lines.push(Line::styled(format!("min {} · mean {:.1} · max {}", s.min, s.mean, s.max), theme.text));
+        lines.push(Line::styled(format!("p50 {} · p95 {} · ovl {} chars", s.p50, s.p95, s.overlap_chars), theme.text));
+    }
     if let Some(line) = super::chart::summary(m, p) {
         lines.push(Line::styled(line, theme.text));
     }
@@ -134,8 +145,17 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let b = block(" Chunks ", theme);
     let inner = b.inner(area);
     b.render(area, buf);
-    let unit = &pane.config.unit.name()[..pane.config.unit.name().len().min(5)];
-    let head = format!("    # {unit:>5}   tok chars  ovl text");
+    // Size in the unit, then tokens and chars unless that is the unit already.
+    let unit = pane.config.unit;
+    let (show_tok, show_chars) = (unit != Unit::Tokens, unit != Unit::Chars);
+    let mut head = format!("    # {:>6}", unit.name());
+    if show_tok {
+        head.push_str("   tok");
+    }
+    if show_chars {
+        head.push_str(" chars");
+    }
+    head.push_str("  ovl text");
     buf.set_stringn(inner.x, inner.y, head, inner.width as usize, theme.dim.add_modifier(Modifier::UNDERLINED));
     let rows = inner.height.saturating_sub(1) as usize;
     let off = list_offset(m, rows);
@@ -158,7 +178,14 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         let tok = tokens.map_or("…".to_string(), |t| t.to_string());
         let row_style = if m.selected == Some(k) { theme.selected } else { theme.text };
         let flag = if over { "!" } else { " " };
-        let cells = format!(" {:>5} {:>5} {:>5} {:>4} ", c.size, tok, chars, ovl);
+        let mut cells = format!(" {:>6}", c.size);
+        if show_tok {
+            cells.push_str(&format!(" {tok:>5}"));
+        }
+        if show_chars {
+            cells.push_str(&format!(" {chars:>5}"));
+        }
+        cells.push_str(&format!(" {ovl:>4} "));
         let mut x = inner.x;
         x = buf.set_stringn(x, y, flag, 1, theme.warn).0;
         let idx_style = if theme.no_color { Style::new() } else { theme.chunk(k) };
