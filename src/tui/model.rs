@@ -99,6 +99,10 @@ pub struct Model {
     pub mode: Mode,
     pub status: Status,
     pub last_search: Option<String>,
+    /// Where the last search matched: `/` Enter continues after it.
+    pub last_found: Option<usize>,
+    /// First help row shown when the help does not fit the screen.
+    pub help_scroll: usize,
     /// Tokenizers `t` cycles through.
     pub tokenizers: Vec<String>,
     /// The embedding model's input limit in tokens: chunks over it are flagged.
@@ -136,6 +140,8 @@ impl Model {
             mode: Mode::Normal,
             status: Status::default(),
             last_search: None,
+            last_found: None,
+            help_scroll: 0,
             tokenizers,
             max_tokens: None,
             keymap: Keymap::default(),

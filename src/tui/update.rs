@@ -155,11 +155,11 @@ fn relayout_at(m: &mut Model, anchor: usize) {
     clamp_top(m);
 }
 
-fn page(m: &Model) -> usize {
+pub(super) fn page(m: &Model) -> usize {
     view::regions_of(m).text_height()
 }
 
-fn clamp_top(m: &mut Model) {
+pub(super) fn clamp_top(m: &mut Model) {
     m.top = m.top.min(m.layout.len().saturating_sub(page(m)));
 }
 
@@ -168,7 +168,7 @@ fn scroll_by(m: &mut Model, delta: isize) {
     clamp_top(m);
 }
 
-fn select(m: &mut Model, k: usize) {
+pub(super) fn select(m: &mut Model, k: usize) {
     let Some(c) = m.pane().chunks.get(k) else { return };
     let (start, size, chars) = (c.range.start, c.size, c.text(&m.text).chars().count());
     let line = m.layout.line_of(start);
@@ -186,7 +186,18 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
     match m.mode.clone() {
         Mode::Normal => {}
         Mode::Help => {
-            m.mode = Mode::Normal;
+            // Scroll keys scroll a help taller than the screen; any other key closes it.
+            let avail = m.screen.height.saturating_sub(4) as usize;
+            let max = view::overlay::help_rows(m).saturating_sub(avail);
+            match k.code {
+                KeyCode::Down | KeyCode::Char('j') | KeyCode::Char(' ') | KeyCode::PageDown => {
+                    m.help_scroll = (m.help_scroll + if k.code == KeyCode::Char('j') || k.code == KeyCode::Down { 1 } else { avail.max(1) }).min(max)
+                }
+                KeyCode::Up | KeyCode::Char('k') | KeyCode::PageUp => {
+                    m.help_scroll = m.help_scroll.saturating_sub(if k.code == KeyCode::PageUp { avail.max(1) } else { 1 })
+                }
+                _ => m.mode = Mode::Normal,
+            }
             return vec![];
         }
         Mode::Search(mut q) => {
@@ -194,7 +205,7 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
                 KeyCode::Esc => m.mode = Mode::Normal,
                 KeyCode::Enter => {
                     m.mode = Mode::Normal;
-                    search(m, q);
+                    super::search::run(m, q);
                 }
                 KeyCode::Backspace => {
                     q.pop();
@@ -240,6 +251,8 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
         }
     }
     let Some(action) = m.keymap.action(&k) else { return vec![] };
+    // A message answers the key before it; the next key clears it.
+    m.status = Status::default();
     action_(m, action)
 }
 
@@ -248,7 +261,10 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
     let pg = page(m).saturating_sub(1).max(1) as isize;
     match action {
         Action::Quit => m.quit = true,
-        Action::Help => m.mode = Mode::Help,
+        Action::Help => {
+            m.mode = Mode::Help;
+            m.help_scroll = 0;
+        }
         Action::ScrollUp => scroll_by(m, -1),
         Action::ScrollDown => scroll_by(m, 1),
         Action::PageUp => scroll_by(m, -pg),
@@ -318,33 +334,6 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         }
     }
     vec![]
-}
-
-fn search(m: &mut Model, q: String) {
-    let q = if q.is_empty() { m.last_search.clone().unwrap_or_default() } else { q };
-    if q.is_empty() {
-        return;
-    }
-    m.last_search = Some(q.clone());
-    let from = m.selected.and_then(|s| m.pane().chunks.get(s)).map_or(m.layout.start_of(m.top), |c| c.range.start) + 1;
-    let from = crate::size::ceil_char_boundary(&m.text, from.min(m.text.len()));
-    let found = m.text[from..].find(&q).map(|i| i + from).or_else(|| m.text.find(&q));
-    match found {
-        Some(b) => {
-            let chunks = &m.pane().chunks;
-            let k = chunks.partition_point(|c| c.range.end <= b);
-            if k < chunks.len() {
-                select(m, k);
-            }
-            let line = m.layout.line_of(b);
-            if line < m.top || line >= m.top + page(m) {
-                m.top = line.saturating_sub(2);
-                clamp_top(m);
-            }
-            set_status(m, format!("found '{q}' at byte {b}"));
-        }
-        None => set_error(m, format!("'{q}' not found")),
-    }
 }
 
 fn export(m: &mut Model, path: PathBuf, kind: ExportKind, overwrite: bool) -> Cmd {

@@ -7,7 +7,7 @@ use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 const HELP_ORDER: [Action; 34] = [
     Action::Quit,
@@ -46,24 +46,70 @@ const HELP_ORDER: [Action; 34] = [
     Action::CopyToOtherPane,
 ];
 
+/// (keys, what they do) for every bound action, in help order.
+fn entries(m: &Model) -> Vec<(String, &'static str)> {
+    HELP_ORDER.iter().map(|a| (m.keymap.keys_for(*a).join(" "), a.describe())).filter(|(k, _)| !k.is_empty()).collect()
+}
+
+/// The help box: one column when it fits, two side by side when the screen
+/// is wide enough, else one column that scrolls (`m.help_scroll`).
 pub fn help(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let w = area.width.min(64);
-    let h = area.height.min(HELP_ORDER.len() as u16 + 6);
+    let entries = entries(m);
+    let kw = entries.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(1);
+    let dw = entries.iter().map(|(_, d)| d.chars().count()).max().unwrap_or(1);
+    let col = kw + 2 + dw;
+    let avail = area.height.saturating_sub(4) as usize; // borders, first and last line
+    let cols = if entries.len() > avail && 2 * col + 3 + 2 <= area.width as usize { 2 } else { 1 };
+    let rows = entries.len().div_ceil(cols);
+    let w = ((cols * col + (cols - 1) * 3 + 2).max(64) as u16).min(area.width);
+    let h = ((rows + 4) as u16).min(area.height);
     let r = Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h);
-    Clear.render(r, buf);
-    let mut lines = vec![Line::styled("Mouse: wheel scrolls, click selects a chunk. Esc or ? closes.", theme.dim)];
-    for a in HELP_ORDER {
-        let keys = m.keymap.keys_for(a).join(" ");
-        if keys.is_empty() {
-            continue;
+    clear_box(r, buf);
+    let shown = rows.min(avail);
+    let top = help_top(m.help_scroll, rows, avail);
+    let mut lines = vec![Line::styled("Mouse: wheel scrolls, click selects a chunk. Any key closes.", theme.dim)];
+    for row in top..top + shown {
+        let mut spans = Vec::new();
+        for c in 0..cols {
+            let Some((keys, what)) = entries.get(c * rows + row) else { continue };
+            let gap = if c > 0 { "   " } else { "" };
+            spans.push(Span::styled(format!("{gap}{keys:>kw$}  "), theme.accent));
+            spans.push(Span::styled(format!("{what:<dw$}"), theme.text));
         }
-        lines.push(Line::from(vec![Span::styled(format!("{keys:>14}  "), theme.accent), Span::styled(a.describe(), theme.text)]));
+        lines.push(Line::from(spans));
     }
-    lines.push(Line::styled("Colours: one background per chunk; the light band is overlap.", theme.dim));
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .block(Block::new().borders(Borders::ALL).border_style(theme.accent).title(" Help "))
-        .render(r, buf);
+    let last = if top + shown < rows {
+        format!("↓ {} more: j / down / space scroll", rows - top - shown)
+    } else {
+        "Colours: one background per chunk; the light band is overlap.".into()
+    };
+    lines.push(Line::styled(last, theme.dim));
+    Paragraph::new(lines).block(Block::new().borders(Borders::ALL).border_style(theme.accent).title(" Help ")).render(r, buf);
+}
+
+/// Clear a box drawn over the screen, and the wide glyphs (CJK) that start
+/// just left of it: their right half would cover the box's left border.
+pub fn clear_box(r: Rect, buf: &mut Buffer) {
+    Clear.render(r, buf);
+    if r.x == 0 {
+        return;
+    }
+    for y in r.y..r.y + r.height {
+        let cell = &mut buf[(r.x - 1, y)];
+        if unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1 {
+            cell.set_symbol(" ");
+        }
+    }
+}
+
+/// First help row shown for a scroll request, so the last page stays full.
+pub fn help_top(scroll: usize, rows: usize, avail: usize) -> usize {
+    scroll.min(rows.saturating_sub(avail))
+}
+
+/// Rows of the one-column help (what `help_scroll` counts).
+pub fn help_rows(m: &Model) -> usize {
+    entries(m).len()
 }
 
 pub fn prompt(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
