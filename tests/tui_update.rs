@@ -273,3 +273,54 @@ fn keymap_file_remaps_actions() {
     update(&mut m, key('x'));
     assert!(m.quit);
 }
+
+#[test]
+fn repeating_a_search_moves_on_to_the_next_match() {
+    let mut m = ready();
+    let search = |m: &mut Model, q: &str| {
+        update(m, key('/'));
+        for c in q.chars() {
+            update(m, key(c));
+        }
+        update(m, code(KeyCode::Enter));
+    };
+    search(&mut m, "第15");
+    let hits: Vec<usize> = m.text.match_indices("第15").map(|(i, _)| i).collect();
+    let first = m.last_found.unwrap();
+    assert_eq!(first, hits[0]);
+    search(&mut m, ""); // `/` Enter repeats
+    assert_eq!(m.last_found, Some(hits[1]), "{}", m.status.text);
+    search(&mut m, "第15");
+    assert_eq!(m.last_found, Some(hits[2]));
+}
+
+#[test]
+fn a_status_message_clears_on_the_next_key() {
+    let mut m = ready();
+    update(&mut m, key('/'));
+    update(&mut m, key('z'));
+    update(&mut m, code(KeyCode::Enter));
+    assert!(m.status.error && m.status.text.contains("not found"));
+    update(&mut m, key('j'));
+    assert_eq!(m.status.text, "");
+    update(&mut m, key('+'));
+    assert!(m.status.text.starts_with("size"), "a key's own message stays: {:?}", m.status);
+}
+
+#[test]
+fn help_taller_than_the_screen_scrolls_and_other_keys_close_it() {
+    let mut m = ready();
+    update(&mut m, Msg::Resized(80, 24));
+    update(&mut m, key('?'));
+    assert_eq!(m.mode, Mode::Help);
+    for _ in 0..100 {
+        update(&mut m, key('j'));
+    }
+    let max = chunktui::tui::view::overlay::help_rows(&m) - 20;
+    assert_eq!((m.mode.clone(), m.help_scroll), (Mode::Help, max));
+    update(&mut m, code(KeyCode::Up));
+    assert_eq!(m.help_scroll, max - 1);
+    update(&mut m, key('q'));
+    assert_eq!(m.mode, Mode::Normal);
+    assert!(!m.quit, "q closes the help, it does not quit");
+}
