@@ -270,6 +270,25 @@ impl<'t> CharIndex<'t> {
         }
         self.chars_before(range.end) - self.chars_before(range.start)
     }
+
+    /// Byte offset of the char with code-point index `cp` (the text length
+    /// when `cp` is the char count or more).
+    pub fn byte_of_char(&self, cp: usize) -> usize {
+        // The last block starting with at most `cp` chars before it.
+        let block = self.samples.partition_point(|&c| c as usize <= cp).saturating_sub(1);
+        let mut byte = (block * STRIDE).min(self.bytes.len());
+        let mut seen = self.samples[block] as usize;
+        while byte < self.bytes.len() {
+            if (self.bytes[byte] as i8) >= -0x40 {
+                if seen == cp {
+                    return byte;
+                }
+                seen += 1;
+            }
+            byte += 1;
+        }
+        self.bytes.len()
+    }
 }
 
 /// Number of UTF-8 chars in a byte slice: the bytes that are not continuation
@@ -398,6 +417,17 @@ mod tests {
                 assert_eq!(idx.count(start..end), text[start..end].chars().count());
             }
         }
+    }
+
+    #[test]
+    fn byte_of_char_inverts_chars_before() {
+        let text = "héllo 世界 🦀 ".repeat(40);
+        let idx = CharIndex::new(&text);
+        for (cp, (byte, _)) in text.char_indices().enumerate() {
+            assert_eq!(idx.byte_of_char(cp), byte);
+            assert_eq!(idx.chars_before(byte), cp);
+        }
+        assert_eq!(idx.byte_of_char(text.chars().count()), text.len());
     }
 
     #[test]

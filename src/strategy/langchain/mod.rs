@@ -139,59 +139,29 @@ pub fn py_strip_range(text: &str, range: Range<usize>) -> Range<usize> {
     start..start + t.len()
 }
 
-/// Maps code-point offsets to byte offsets by walking from the last position.
+/// Maps code-point offsets to byte offsets and back. LangChain's placement
+/// can jump far back (after a failed search), so lookups go through the
+/// sampled char index (O(log n)) rather than walking chars.
 struct CpCursor<'t> {
-    text: &'t str,
-    ascii: bool,
-    byte: usize,
-    cp: usize,
+    index: crate::size::CharIndex<'t>,
     total_cp: usize,
 }
 
 impl<'t> CpCursor<'t> {
     fn new(text: &'t str) -> Self {
-        let ascii = text.is_ascii();
-        let total_cp = if ascii { text.len() } else { count_chars(text.as_bytes()) };
-        CpCursor { text, ascii, byte: 0, cp: 0, total_cp }
+        let index = crate::size::CharIndex::new(text);
+        let total_cp = index.chars_before(text.len());
+        CpCursor { index, total_cp }
     }
 
     /// Byte offset of code point `cp` (`cp <= total_cp`).
     fn byte_of(&mut self, cp: usize) -> usize {
-        if self.ascii {
-            return cp;
-        }
-        let bytes = self.text.as_bytes();
-        while self.cp < cp {
-            self.byte += utf8_len(bytes[self.byte]);
-            self.cp += 1;
-        }
-        while self.cp > cp {
-            self.byte -= 1;
-            while !self.text.is_char_boundary(self.byte) {
-                self.byte -= 1;
-            }
-            self.cp -= 1;
-        }
-        self.byte
-    }
-
-    fn set(&mut self, byte: usize, cp: usize) {
-        self.byte = byte;
-        self.cp = cp;
+        self.index.byte_of_char(cp)
     }
 
     /// Code point offset of byte `byte` (a char boundary).
     fn cp_of(&mut self, byte: usize) -> usize {
-        if self.ascii {
-            return byte;
-        }
-        if byte >= self.byte {
-            self.cp += count_chars(&self.text.as_bytes()[self.byte..byte]);
-        } else {
-            self.cp -= count_chars(&self.text.as_bytes()[byte..self.byte]);
-        }
-        self.byte = byte;
-        self.cp
+        self.index.chars_before(byte)
     }
 }
 
@@ -229,15 +199,6 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     a[..head] == b[..head] && (a.len() <= 8 || a[head..] == b[head..])
 }
 
-#[inline]
-fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
-}
 
 /// Place chunks the way `TextSplitter.create_documents(add_start_index=True)`
 /// does: `index = text.find(chunk, max(0, index + previous_chunk_len -
@@ -264,9 +225,6 @@ pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn) -> V
         let chunk = match found {
             Some(at) => {
                 index = cursor.cp_of(at) as i64;
-                // Park the cursor at the chunk's end: the next search starts
-                // `chunk_overlap` code points before it.
-                cursor.set(at + s.len(), index as usize + len_cp);
                 Chunk::new(at..at + s.len(), size)
             }
             None => {
