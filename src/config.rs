@@ -358,6 +358,39 @@ macro_rules! is_default {
 is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions);
 
 impl ChunkConfig {
+    /// Apply what a strategy implies: `langchain-token` always counts tokens.
+    pub fn normalize(&mut self) {
+        if self.strategy == StrategyKind::LangchainToken {
+            self.unit = Unit::Tokens;
+        }
+    }
+
+    /// Whether `overlap` (in `unit`) shapes this strategy's chunks.
+    pub fn uses_overlap(&self) -> bool {
+        !matches!(
+            self.strategy,
+            StrategyKind::Sentence
+                | StrategyKind::Document
+                | StrategyKind::LangchainMarkdownHeader
+                | StrategyKind::LangchainSemantic
+                | StrategyKind::Semantic
+                | StrategyKind::SemanticGrouping
+                | StrategyKind::Adaptive
+        )
+    }
+
+    /// The overlap as this strategy applies it: "200 chars", "1 sentence", "none".
+    pub fn overlap_label(&self) -> String {
+        match self.strategy {
+            StrategyKind::Sentence => {
+                let n = self.sentence.overlap_sentences;
+                format!("{n} sentence{}", if n == 1 { "" } else { "s" })
+            }
+            _ if !self.uses_overlap() => "none".to_string(),
+            _ => format!("{} {}", self.overlap, self.unit),
+        }
+    }
+
     /// Check the settings and explain every problem found, one per line.
     pub fn validate(&self) -> Result<()> {
         let mut problems = Vec::new();
@@ -465,4 +498,33 @@ fn is_json(path: &Path) -> bool {
 
 fn clean_serde_message(msg: &str) -> String {
     msg.trim().replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn langchain_token_always_counts_tokens() {
+        let mut c = ChunkConfig { strategy: StrategyKind::LangchainToken, unit: Unit::Chars, ..Default::default() };
+        c.normalize();
+        assert_eq!(c.unit, Unit::Tokens);
+    }
+
+    #[test]
+    fn overlap_label_says_how_the_strategy_overlaps() {
+        let mut c = ChunkConfig { overlap: 50, ..Default::default() };
+        assert_eq!(c.overlap_label(), "50 chars");
+        c.strategy = StrategyKind::Sentence;
+        assert_eq!(c.overlap_label(), "1 sentence");
+        c.strategy = StrategyKind::Semantic;
+        assert_eq!(c.overlap_label(), "none");
+    }
+
+    #[test]
+    fn validate_lists_every_problem() {
+        let c = ChunkConfig { size: 0, tokenizer: "gpt5".into(), ..Default::default() };
+        let msg = c.validate().unwrap_err().to_string();
+        assert!(msg.contains("size must be at least 1") && msg.contains("unknown tokenizer 'gpt5'"), "{msg}");
+    }
 }

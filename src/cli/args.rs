@@ -206,13 +206,16 @@ impl ChunkFlags {
         };
         if let Some(s) = &self.strategy {
             c.strategy = StrategyKind::parse(s)?;
-            if self.config.is_none() && self.size.is_none() && c.strategy == StrategyKind::LangchainToken {
-                c.unit = Unit::Tokens;
-            }
         }
         if let Some(u) = &self.unit {
             c.unit = Unit::parse(u)?;
+            if c.strategy == StrategyKind::LangchainToken && c.unit != Unit::Tokens {
+                return Err(Error::config(format!(
+                    "langchain-token always counts tokens: drop --unit {u} (or use --unit tokens)"
+                )));
+            }
         }
+        c.normalize();
         if let Some(t) = &self.tokenizer {
             c.tokenizer = t.clone();
         }

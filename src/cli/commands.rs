@@ -49,7 +49,8 @@ fn open(cli: Cli) -> Result<()> {
             "no file given: try `chunktui samples/guide.md`, or `chunktui --help` for the headless commands",
         ));
     };
-    let config = cli.flags.resolve()?;
+    let mut config = cli.flags.resolve()?;
+    apply_file_defaults(&mut config, &cli.flags, &file);
     crate::tui::run(&file, config, &cli.open, cli.flags.lossy)
 }
 
@@ -80,8 +81,20 @@ struct Chunked {
     seconds: f64,
 }
 
+/// Defaults that depend on the file: source code gets its language's
+/// separators preset, unless a config file or explicit separators say otherwise.
+pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, file: &Path) {
+    if flags.config.is_some() || flags.preset.is_some() || flags.separators.is_some() {
+        return;
+    }
+    if let Some(lang) = crate::document::DocKind::language(file).filter(|&l| l != "markdown") {
+        config.recursive.preset = lang.to_string();
+    }
+}
+
 fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
-    let config = flags.resolve()?;
+    let mut config = flags.resolve()?;
+    apply_file_defaults(&mut config, flags, file);
     let doc = load_input(file, flags.lossy)?;
     if doc.replaced_invalid_bytes > 0 {
         eprintln!("chunktui: warning: replaced {} invalid UTF-8 sequence(s) with U+FFFD", doc.replaced_invalid_bytes);
@@ -177,7 +190,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         let mut t = String::new();
         use std::fmt::Write as _;
         let _ = writeln!(t, "file      {}  ({} bytes, {} chars)", cmd.file.display(), doc.text.len(), doc.text.chars().count());
-        let _ = writeln!(t, "settings  {} · size {} {unit} · overlap {}", config.strategy, config.size, config.overlap);
+        let _ = writeln!(t, "settings  {} · size {} {unit} · overlap {}", config.strategy, config.size, config.overlap_label());
         let _ = writeln!(t, "chunks: {}", s.count);
         let _ = writeln!(t, "size ({unit})  min {}  mean {:.1}  p50 {}  p95 {}  max {}", s.min, s.mean, s.p50, s.p95, s.max);
         let _ = writeln!(t, "overlap       {} chars in total ({} bytes)", s.overlap_chars, s.overlap_bytes);

@@ -33,6 +33,9 @@ impl std::fmt::Debug for Chunker {
 impl Chunker {
     /// Validate the config and load what it names (tokenizer, separators).
     pub fn new(config: &ChunkConfig) -> Result<Self> {
+        let mut config = config.clone();
+        config.normalize();
+        let config = &config;
         config.validate()?;
         let sizer = Sizer::for_unit(config.unit, &config.tokenizer)?;
         let recursive = match config.strategy {

@@ -81,6 +81,8 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
         }
         _ => return None,
     };
+    // e.g. langchain-token always counts tokens: the view must say so.
+    c.normalize();
     Some(msg)
 }
 
