@@ -228,6 +228,15 @@ impl SizeIndex<'_> {
         }
     }
 
+    /// A cheap upper bound of `size(range)`: the byte length for chars (a char
+    /// is at least one byte); no useful bound for words and tokens.
+    pub fn at_most(&self, range: Range<usize>) -> usize {
+        match self {
+            SizeIndex::Chars(_) => range.len(),
+            SizeIndex::Spans(_) => usize::MAX,
+        }
+    }
+
     /// The spans of words or tokens, when the unit has them.
     pub fn spans(&self) -> Option<&[(u32, u32)]> {
         match self {

@@ -317,9 +317,14 @@ pub fn pack(
 ) {
     // Chunks are emitted without surrounding whitespace, so measure them that way.
     let size_of = |a: usize, b: usize| index.size(trim_range(text, pieces[a].start..pieces[b].end));
+    // Most checks are settled by a bound that needs no counting (a range of
+    // n bytes holds at most n chars): the hot loop of the recursive splitter.
+    let within = |a: usize, b: usize, limit: usize| {
+        index.at_most(pieces[a].start..pieces[b].end) <= limit || size_of(a, b) <= limit
+    };
     let mut first: Option<usize> = None; // first piece of the open chunk
     for (j, piece) in pieces.iter().enumerate() {
-        if size_of(j, j) > size {
+        if !within(j, j, size) {
             if let Some(f) = first.take() {
                 push_trimmed(text, pieces[f].start..pieces[j - 1].end, out);
             }
@@ -330,13 +335,13 @@ pub fn pack(
             first = Some(j);
             continue;
         };
-        if size_of(f, j) <= size {
+        if within(f, j, size) {
             continue;
         }
         push_trimmed(text, pieces[f].start..pieces[j - 1].end, out);
         // Keep trailing pieces of the chunk just emitted as overlap.
         let mut g = f + 1;
-        while g < j && (size_of(g, j - 1) > overlap || size_of(g, j) > size) {
+        while g < j && (!within(g, j - 1, overlap) || !within(g, j, size)) {
             g += 1;
         }
         first = Some(g);
