@@ -142,6 +142,10 @@ impl std::fmt::Display for Unit {
     }
 }
 
+/// The embedding model `chunktui setup` installs; a config names it this way
+/// (any other model is named by its directory).
+pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2-int8";
+
 /// The tokenizer used when `unit = "tokens"` and none is named.
 pub const DEFAULT_TOKENIZER: &str = "cl100k_base";
 
@@ -358,10 +362,15 @@ macro_rules! is_default {
 is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions);
 
 impl ChunkConfig {
-    /// Apply what a strategy implies: `langchain-token` always counts tokens.
+    /// Apply what a strategy implies: `langchain-token` always counts tokens;
+    /// a model strategy records which model it uses (the default one by name),
+    /// so an exported config says how its chunks were made.
     pub fn normalize(&mut self) {
         if self.strategy == StrategyKind::LangchainToken {
             self.unit = Unit::Tokens;
+        }
+        if self.strategy.needs_model() && self.semantic.model.is_none() {
+            self.semantic.model = Some(DEFAULT_MODEL.to_string());
         }
     }
 

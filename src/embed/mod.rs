@@ -190,7 +190,7 @@ pub fn default_model_dir() -> Option<std::path::PathBuf> {
 }
 
 /// Directory name of the default model under `<cache>/models/`.
-pub const DEFAULT_MODEL_NAME: &str = "all-MiniLM-L6-v2-int8";
+pub const DEFAULT_MODEL_NAME: &str = crate::config::DEFAULT_MODEL;
 
 /// Load (once per process, then shared) the embedder for a model directory,
 /// or the default model when `model` is `None`, with the on-disk cache.
@@ -200,8 +200,8 @@ pub fn load_model(model: Option<&str>) -> Result<Arc<dyn Embedder>> {
     use std::sync::{Mutex, OnceLock};
     static LOADED: OnceLock<Mutex<HashMap<std::path::PathBuf, Arc<dyn Embedder>>>> = OnceLock::new();
     let dir = match model {
-        Some(m) => std::path::PathBuf::from(m),
-        None => default_model_dir().ok_or_else(|| {
+        Some(m) if m != DEFAULT_MODEL_NAME => std::path::PathBuf::from(m),
+        _ => default_model_dir().ok_or_else(|| {
             Error::Model("no cache directory on this system: pass a model directory with --model DIR".into())
         })?,
     };

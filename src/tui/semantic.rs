@@ -58,7 +58,9 @@ pub struct AnalysisKey {
 impl AnalysisKey {
     pub fn for_config(doc_rev: u64, c: &ChunkConfig) -> AnalysisKey {
         let buffer = if c.strategy == StrategyKind::SemanticGrouping { 0 } else { c.semantic.buffer_size };
-        AnalysisKey { doc_rev, model: c.semantic.model.clone(), buffer }
+        // No model named and the default model named are the same model.
+        let model = c.semantic.model.clone().filter(|m| m != crate::config::DEFAULT_MODEL);
+        AnalysisKey { doc_rev, model, buffer }
     }
 }
 
@@ -180,7 +182,7 @@ pub fn short_model(id: &str) -> &str {
 
 /// The model a config names, for the status line before it has loaded.
 pub fn model_label(c: &ChunkConfig) -> String {
-    match &c.semantic.model {
+    match c.semantic.model.as_ref().filter(|m| *m != crate::config::DEFAULT_MODEL) {
         Some(dir) => std::path::Path::new(dir).file_name().map_or(dir.clone(), |n| n.to_string_lossy().into()),
         None => "the default model".into(),
     }
