@@ -270,3 +270,23 @@ fn recut_of_a_megabyte_document_is_fast() {
     assert!(worst.as_millis() < 16 * 4, "re-cut took {worst:?} for {n} sentences");
     eprintln!("re-cut of {n} sentences: worst {worst:?} (debug build)");
 }
+
+#[test]
+fn no_chunk_but_the_last_stays_under_the_minimum() {
+    // t1 x2 (~57 chars), a lone t2 sentence (~28), then t3 x6 cut by max: a
+    // chunk under the minimum that cannot join the next one must join the one
+    // before it (it used to stay alone, under the minimum).
+    let sentence = |i: usize, t: usize| format!("Sentence {i} is about t{t} here.");
+    let mut parts: Vec<String> = (0..2).map(|i| sentence(i, 1)).collect();
+    parts.push(sentence(0, 2));
+    parts.extend((0..6).map(|i| sentence(i, 3)));
+    let text = parts.join(" ");
+    let a = analysis(&text, 0);
+    let limits = Limits { max: 100, min: 50 };
+    let ranges = a.cut(Threshold::Absolute(0.3), limits);
+    let sizes: Vec<usize> = ranges.iter().map(|r| text[r.clone()].chars().count()).collect();
+    for (k, &n) in sizes.iter().enumerate() {
+        assert!(n <= limits.max, "{sizes:?}");
+        assert!(n >= limits.min || k + 1 == sizes.len(), "chunk {k} under the minimum: {sizes:?}");
+    }
+}

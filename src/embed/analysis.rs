@@ -410,10 +410,17 @@ impl SemanticAnalysis {
         let fits = |i: usize, j: usize| limits.max == 0 || self.size(i, j) <= limits.max;
         let mut out: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
         for (i, j) in groups {
-            if let Some(last) = out.last_mut() {
-                if self.size(last.0, last.1) < limits.min && fits(last.0, j) {
-                    last.1 = j;
-                    continue;
+            if let Some(&(li, lj)) = out.last() {
+                if self.size(li, lj) < limits.min {
+                    // A small chunk joins the next one, or else the one before it.
+                    if fits(li, j) {
+                        out.last_mut().expect("checked").1 = j;
+                        continue;
+                    }
+                    if out.len() >= 2 && fits(out[out.len() - 2].0, lj) {
+                        out.pop();
+                        out.last_mut().expect("len >= 2").1 = lj;
+                    }
                 }
             }
             out.push((i, j));
