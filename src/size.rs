@@ -73,8 +73,16 @@ impl Tokenizer {
         }
     }
 
-    /// Count the tokens of a string on its own (no special tokens).
+    /// Count the tokens of a string on its own (no special tokens). Counts
+    /// of longer strings are remembered.
     pub fn count(&self, text: &str) -> usize {
+        if text.len() >= count_memo::MIN_BYTES {
+            return count_memo::get_or_count(self.name(), text, || self.count_now(text));
+        }
+        self.count_now(text)
+    }
+
+    fn count_now(&self, text: &str) -> usize {
         match self {
             Tokenizer::Tiktoken { bpe, .. } => bpe.encode_ordinary(text).len(),
             Tokenizer::HuggingFace { inner, .. } => {
@@ -200,9 +208,9 @@ impl Sizer {
     pub fn index<'t>(&self, text: &'t str) -> Result<SizeIndex<'t>> {
         Ok(match (self.unit, &self.tokenizer) {
             (Unit::Tokens, Some(t)) => {
-                SizeIndex::Spans(span_cache::get_or_build(t.name(), text, || t.token_spans(text))?)
+                SizeIndex::Spans(doc_cache::get_or_build(t.name(), text, || Ok(SpanIndex::new(t.token_spans(text)?)))?)
             }
-            (Unit::Words, _) => SizeIndex::Spans(span_cache::get_or_build("words", text, || Ok(word_spans(text)))?),
+            (Unit::Words, _) => SizeIndex::Spans(doc_cache::get_or_build("words", text, || Ok(SpanIndex::new(word_spans(text))))?),
             _ => SizeIndex::Chars(CharIndex::new(text)),
         })
     }
@@ -350,50 +358,92 @@ impl SpanIndex {
     }
 }
 
-/// A small process-wide cache of span indexes, keyed by what was measured
-/// (tokenizer name or "words") and a hash of the text.
-mod span_cache {
-    use super::SpanIndex;
+/// A small process-wide cache of what was built from a whole document (span
+/// indexes, token offsets...), keyed by what was built (tokenizer name,
+/// "words"...) and a hash of the text. The workbench re-chunks the same
+/// document on every key press; rebuilding these would cost far more than the
+/// chunking itself.
+pub(crate) mod doc_cache {
     use crate::error::Result;
+    use std::any::Any;
     use std::collections::hash_map::DefaultHasher;
     use std::hash::{Hash, Hasher};
     use std::sync::{Arc, Mutex};
 
-    /// Enough for two compared panes with different tokenizers, plus words.
-    const KEEP: usize = 4;
+    /// Enough for two compared panes with different tokenizers, words, and
+    /// LangChain's token offsets and search index.
+    const KEEP: usize = 8;
 
     type Key = (String, usize, u64);
-    static CACHE: Mutex<Vec<(Key, Arc<SpanIndex>)>> = Mutex::new(Vec::new());
+    type Entry = (Key, Arc<dyn Any + Send + Sync>);
+    static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
     /// Texts smaller than this are indexed directly: hashing would not pay.
     const MIN_BYTES: usize = 64 * 1024;
 
-    pub fn get_or_build(
-        what: &str,
-        text: &str,
-        build: impl FnOnce() -> Result<Vec<(u32, u32)>>,
-    ) -> Result<Arc<SpanIndex>> {
+    /// The cached `build()` for (`what`, `text`), building it on a miss. One
+    /// `what` must always name the same type.
+    pub fn get_or_build<T: Any + Send + Sync>(what: &str, text: &str, build: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
         if text.len() < MIN_BYTES {
-            return Ok(Arc::new(SpanIndex::new(build()?)));
+            return Ok(Arc::new(build()?));
         }
         let mut hasher = DefaultHasher::new();
         text.hash(&mut hasher);
         let key = (what.to_string(), text.len(), hasher.finish());
-        if let Some(hit) = lock().iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()) {
+        let hit = lock().iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
+        if let Some(hit) = hit.and_then(|v| v.downcast::<T>().ok()) {
             return Ok(hit);
         }
-        let index = Arc::new(SpanIndex::new(build()?));
+        let value = Arc::new(build()?);
         let mut cache = lock();
+        cache.retain(|(k, _)| *k != key);
         if cache.len() >= KEEP {
             cache.remove(0);
         }
-        cache.push((key, index.clone()));
-        Ok(index)
+        cache.push((key, value.clone()));
+        Ok(value)
     }
 
-    fn lock() -> std::sync::MutexGuard<'static, Vec<(Key, Arc<SpanIndex>)>> {
+    fn lock() -> std::sync::MutexGuard<'static, Vec<Entry>> {
         // A panic elsewhere while holding the lock leaves a usable cache.
         CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Token counts of recently counted strings, keyed by tokenizer and a hash of
+/// the string. The workbench counts the same chunks again after every key
+/// press (LangChain's header splitter sizes the same blocks whatever the size
+/// setting; the counter thread counts every shown chunk).
+mod count_memo {
+    use std::collections::hash_map::DefaultHasher;
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    use std::sync::Mutex;
+
+    /// Shorter strings are counted directly: the lookup would not pay.
+    pub const MIN_BYTES: usize = 256;
+    /// Forget everything when this many counts are kept (a few MB).
+    const KEEP: usize = 1 << 16;
+
+    static MEMO: Mutex<Option<HashMap<(u64, usize), usize>>> = Mutex::new(None);
+
+    pub fn get_or_count(tokenizer: &str, text: &str, count: impl FnOnce() -> usize) -> usize {
+        let mut hasher = DefaultHasher::new();
+        tokenizer.hash(&mut hasher);
+        text.hash(&mut hasher);
+        let key = (hasher.finish(), text.len());
+        let lock = || MEMO.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(&n) = lock().as_ref().and_then(|m| m.get(&key)) {
+            return n;
+        }
+        let n = count();
+        let mut memo = lock();
+        let memo = memo.get_or_insert_with(HashMap::new);
+        if memo.len() >= KEEP {
+            memo.clear();
+        }
+        memo.insert(key, n);
+        n
     }
 }
 

@@ -9,7 +9,7 @@
 use super::{check_special_bpe, Raw};
 use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
-use crate::size::{ceil_char_boundary, floor_char_boundary};
+use crate::size::{ceil_char_boundary, doc_cache, floor_char_boundary};
 
 /// `size` of each chunk is its window's token count when `tokens_unit`, else left to be measured.
 pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw>> {
@@ -27,19 +27,16 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw
     if size <= overlap {
         return Err(Error::config("tokens_per_chunk must be greater than chunk_overlap"));
     }
-    let ids = bpe.encode_ordinary(text);
-    let mut offsets = Vec::with_capacity(ids.len() + 1);
-    let mut pos = 0usize;
-    offsets.push(0);
-    for id in &ids {
-        pos += bpe.decode_bytes(std::slice::from_ref(id)).map_err(|e| Error::Tokenizer(e.to_string()))?.len();
-        offsets.push(pos);
-    }
-    debug_assert_eq!(pos, text.len());
+    // Token boundaries of the whole text, kept for the next call: the
+    // workbench re-chunks the same document on every key press.
+    let offsets = doc_cache::get_or_build(&format!("tiktoken offsets {}", cfg.tokenizer), text, || {
+        token_offsets(text, bpe)
+    })?;
+    let n = offsets.len() - 1;
     let mut out = Vec::new();
     let mut start = 0;
-    while start < ids.len() {
-        let cur = (start + size).min(ids.len());
+    while start < n {
+        let cur = (start + size).min(n);
         let (b0, b1) = (offsets[start], offsets[cur]);
         let mut raw = if text.is_char_boundary(b0) && text.is_char_boundary(b1) {
             Raw::slice(b0..b1)
@@ -51,10 +48,25 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw
         if b1 > b0 {
             out.push(raw);
         }
-        if cur == ids.len() {
+        if cur == n {
             break;
         }
         start += size - overlap;
     }
     Ok(out)
+}
+
+/// Byte offsets of the boundaries of `bpe.encode_ordinary(text)`'s tokens,
+/// from 0 to `text.len()` (byte-level BPE: token bytes add up to the text).
+fn token_offsets(text: &str, bpe: &tiktoken_rs::CoreBPE) -> Result<Vec<usize>> {
+    let ids = bpe.encode_ordinary(text);
+    let mut offsets = Vec::with_capacity(ids.len() + 1);
+    let mut pos = 0usize;
+    offsets.push(0);
+    for id in &ids {
+        pos += bpe.decode_bytes(std::slice::from_ref(id)).map_err(|e| Error::Tokenizer(e.to_string()))?.len();
+        offsets.push(pos);
+    }
+    debug_assert_eq!(pos, text.len());
+    Ok(offsets)
 }
