@@ -185,7 +185,34 @@ fn find_from(text: &str, needle: &str, from_byte: usize, natural: Option<usize>)
     }
     // Known to occur at `natural`: no need to look further than that.
     let end = natural.filter(|&n| n >= from_byte).map_or(hay.len(), |n| n + pat.len());
-    memchr::memmem::find(&hay[from_byte..end], pat).map(|at| from_byte + at)
+    find_long(&hay[from_byte..end], pat).map(|at| from_byte + at)
+}
+
+/// `memmem::find`, for needles that may be long (LangChain chunks are
+/// kilobytes): building a two-way searcher costs time proportional to the
+/// needle, once per chunk. Search for a short prefix and check the rest; a
+/// prefix that keeps matching (repetitive text) hands over to the two-way
+/// search, which stays linear.
+fn find_long(hay: &[u8], pat: &[u8]) -> Option<usize> {
+    const PREFIX: usize = 32;
+    const TRIES: usize = 16;
+    if pat.len() <= PREFIX {
+        return memchr::memmem::find(hay, pat);
+    }
+    let finder = memchr::memmem::Finder::new(&pat[..PREFIX]);
+    let last = hay.len().checked_sub(pat.len())?;
+    let mut at = 0;
+    for _ in 0..TRIES {
+        if at > last {
+            return None;
+        }
+        let p = at + finder.find(&hay[at..=last + PREFIX - 1])?;
+        if hay[p + PREFIX..p + pat.len()] == pat[PREFIX..] {
+            return Some(p);
+        }
+        at = p + 1;
+    }
+    memchr::memmem::find(&hay[at..], pat).map(|p| at + p)
 }
 
 /// Slice equality that settles short or early-differing slices without a
@@ -329,6 +356,22 @@ mod tests {
         assert_eq!(chunks[2].meta.fields, [("Header 1".into(), "One".into()), ("Header 3".into(), "Three".into())]);
         assert_eq!(chunks[2].meta.headings, ["One", "Three"]);
         assert_eq!(&text[chunks[2].range.clone()], "deep\n\nmore");
+    }
+
+    #[test]
+    fn find_long_finds_the_first_occurrence_like_memmem() {
+        let hay = format!("{}{}", "ab".repeat(40), "abc".repeat(30)).into_bytes();
+        for len in [1, 31, 32, 33, 40, 64, 90] {
+            for start in (0..hay.len() - len).step_by(7) {
+                let pat = &hay[start..start + len];
+                for from in [0, 1, 5, start / 2] {
+                    assert_eq!(find_long(&hay[from..], pat), memchr::memmem::find(&hay[from..], pat), "{len} {start} {from}");
+                }
+            }
+        }
+        assert_eq!(find_long(b"short", &[b'x'; 40]), None);
+        let hay = format!("{}b", "a".repeat(500));
+        assert_eq!(find_long(hay.as_bytes(), format!("{}b", "a".repeat(40)).as_bytes()), Some(460));
     }
 
     #[test]
