@@ -14,13 +14,15 @@ use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
 use std::borrow::Cow;
 use std::ops::Range;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 type Meta = Vec<(String, String)>;
 
 struct Block {
     content: String,
-    meta: Meta,
+    /// Shared by the blocks under the same headers.
+    meta: Rc<Meta>,
     range: Range<usize>,
 }
 
@@ -48,8 +50,8 @@ fn dict_set(meta: &mut Meta, name: &str, value: &str) {
 }
 
 /// Python dict equality (order does not matter).
-fn dict_eq(a: &Meta, b: &Meta) -> bool {
-    a.len() == b.len() && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2))
+fn dict_eq(a: &Rc<Meta>, b: &Rc<Meta>) -> bool {
+    Rc::ptr_eq(a, b) || a.len() == b.len() && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2))
 }
 
 struct Line<'a> {
@@ -57,7 +59,7 @@ struct Line<'a> {
     range: Range<usize>,
 }
 
-fn flush(lines: &mut Vec<Line>, meta: &Meta, out: &mut Vec<Block>) {
+fn flush(lines: &mut Vec<Line>, meta: &Rc<Meta>, out: &mut Vec<Block>) {
     let (Some(first), Some(last)) = (lines.first(), lines.last()) else { return };
     let range = first.range.start..last.range.end;
     let mut content = String::with_capacity(range.len());
@@ -79,9 +81,10 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
 
     let mut blocks: Vec<Block> = Vec::new();
     let mut current: Vec<Line> = Vec::new();
-    let mut current_meta: Meta = Vec::new();
+    let mut current_meta: Rc<Meta> = Rc::default();
     let mut stack: Vec<(usize, &str)> = Vec::new();
     let mut initial: Meta = Vec::new();
+    let mut initial_changed = false;
     let mut in_code = false;
     let mut fence = "";
 
@@ -124,6 +127,7 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
                 }
                 stack.push((level, name));
                 dict_set(&mut initial, name, py_strip(&stripped[sep.len()..]));
+                initial_changed = true;
                 flush(&mut current, &current_meta, &mut blocks);
                 if !lc.strip_headers {
                     current.push(Line { text: stripped, range });
@@ -137,7 +141,11 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
                 }
             }
         }
-        current_meta.clone_from(&initial);
+        // `current_metadata = initial_metadata.copy()` after every line.
+        if initial_changed {
+            current_meta = Rc::new(initial.clone());
+            initial_changed = false;
+        }
     }
     flush(&mut current, &current_meta, &mut blocks);
 
@@ -148,7 +156,7 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
             let size = len.len(&b.content);
             let mut c = Chunk::new(b.range.clone(), size);
             c.meta.headings = b.meta.iter().map(|(_, v)| v.clone()).collect();
-            c.meta.fields = b.meta;
+            c.meta.fields = Rc::unwrap_or_clone(b.meta);
             if text[b.range] != b.content {
                 c.meta.text = Some(b.content);
             }
