@@ -335,6 +335,14 @@ pub struct SemanticOptions {
     /// Boundaries for `late` chunking come from this strategy.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub late_boundaries: Option<StrategyKind>,
+    /// Text put before every model input (e5 models want `"query: "`);
+    /// `None` = read from the model directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// The model's largest input in tokens; `None` = read from the model
+    /// directory (`sentence_bert_config.json`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
 }
 
 impl Default for SemanticOptions {
@@ -348,6 +356,8 @@ impl Default for SemanticOptions {
             min_size: 0,
             sentence_split_regex: None,
             late_boundaries: None,
+            prefix: None,
+            max_tokens: None,
         }
     }
 }

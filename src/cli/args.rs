@@ -192,6 +192,12 @@ pub struct ChunkFlags {
     /// Smallest chunk for the semantic strategies, in --unit.
     #[arg(long, value_name = "N", global = true)]
     pub min_size: Option<usize>,
+    /// Text put before every model input (e5 models: "query: "); default: from the model directory.
+    #[arg(long, value_name = "TEXT", global = true)]
+    pub model_prefix: Option<String>,
+    /// The model's largest input in tokens; default: from the model directory.
+    #[arg(long, value_name = "N", global = true)]
+    pub model_max_tokens: Option<usize>,
     /// Replace invalid UTF-8 with U+FFFD instead of refusing the file.
     #[arg(long, global = true)]
     pub lossy: bool,
@@ -274,6 +280,12 @@ impl ChunkFlags {
         }
         if let Some(m) = &self.model {
             c.semantic.model = Some(m.clone());
+        }
+        if let Some(p) = &self.model_prefix {
+            c.semantic.prefix = Some(p.clone());
+        }
+        if let Some(n) = self.model_max_tokens {
+            c.semantic.max_tokens = Some(n);
         }
         if let Some(t) = &self.threshold_type {
             c.semantic.threshold_type = match t.as_str() {

@@ -196,21 +196,32 @@ pub const DEFAULT_MODEL_NAME: &str = crate::config::DEFAULT_MODEL;
 /// or the default model when `model` is `None`, with the on-disk cache.
 /// Errors say what to run when the runtime or the model is missing.
 pub fn load_model(model: Option<&str>) -> Result<Arc<dyn Embedder>> {
+    let opts = crate::config::SemanticOptions { model: model.map(String::from), ..Default::default() };
+    load_model_for(&opts)
+}
+
+/// [`load_model`] with the model settings of a config (`semantic.model`,
+/// `semantic.prefix`, `semantic.max_tokens`), which override what the model
+/// directory says.
+pub fn load_model_for(semantic: &crate::config::SemanticOptions) -> Result<Arc<dyn Embedder>> {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
-    static LOADED: OnceLock<Mutex<HashMap<std::path::PathBuf, Arc<dyn Embedder>>>> = OnceLock::new();
-    let dir = match model {
+    type Key = (std::path::PathBuf, Option<String>, Option<usize>);
+    static LOADED: OnceLock<Mutex<HashMap<Key, Arc<dyn Embedder>>>> = OnceLock::new();
+    let dir = match semantic.model.as_deref() {
         Some(m) if m != DEFAULT_MODEL_NAME => std::path::PathBuf::from(m),
         _ => default_model_dir().ok_or_else(|| {
             Error::Model("no cache directory on this system: pass a model directory with --model DIR".into())
         })?,
     };
+    let key = (dir.clone(), semantic.prefix.clone(), semantic.max_tokens);
     let map = LOADED.get_or_init(Default::default);
-    if let Some(e) = map.lock().unwrap().get(&dir) {
+    if let Some(e) = map.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(e.clone());
     }
-    let onnx = OnnxEmbedder::load(&dir, None, &ModelOptions::default())?;
+    let opts = ModelOptions { prefix: semantic.prefix.clone(), max_tokens: semantic.max_tokens, ..Default::default() };
+    let onnx = OnnxEmbedder::load(&dir, None, &opts)?;
     let embedder: Arc<dyn Embedder> = Arc::new(CachedEmbedder::on_disk(onnx));
-    map.lock().unwrap().insert(dir, embedder.clone());
+    map.lock().unwrap_or_else(|p| p.into_inner()).insert(key, embedder.clone());
     Ok(embedder)
 }

@@ -26,7 +26,7 @@ use std::sync::Arc;
 pub fn embedder_for(chunker: &Chunker) -> Result<Arc<dyn Embedder>> {
     match chunker.embedder() {
         Some(e) => Ok(e.clone()),
-        None => super::load_model(chunker.config.semantic.model.as_deref()),
+        None => super::load_model_for(&chunker.config.semantic),
     }
 }
 

@@ -60,7 +60,7 @@ pub fn run_sync(req: &EmbedReq) -> Vec<Msg> {
 #[cfg(feature = "embed")]
 fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()> {
     use super::msg::Analyzed;
-    use crate::embed::{is_cancelled, load_model, strategies, Control};
+    use crate::embed::{is_cancelled, load_model_for, strategies, Control};
     use crate::strategy::Chunker;
     use std::cell::Cell;
     use std::time::{Duration, Instant};
@@ -76,7 +76,7 @@ fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()>
         }
     };
     let ctl = Control::new(&progress, Some(&req.cancel));
-    let loaded = load_model(req.config.semantic.model.as_deref()).and_then(|e| {
+    let loaded = load_model_for(&req.config.semantic).and_then(|e| {
         let mut c = req.config.clone();
         if let Some(k) = &req.key {
             c.semantic.buffer_size = k.buffer;

@@ -1,0 +1,32 @@
+//! Model settings given in the chunktui config (`semantic.max_tokens`,
+//! `semantic.prefix`) override the model directory's, and reach the model:
+//! a small input limit makes long sentences be flagged as truncated.
+
+use chunktui::config::{ChunkConfig, StrategyKind};
+use chunktui::Chunker;
+use std::path::PathBuf;
+
+fn me5() -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/models/me5-small-q4");
+    assert!(dir.join("model.onnx").exists(), "{} missing", dir.display());
+    dir.display().to_string()
+}
+
+fn truncated_chunks(max_tokens: Option<usize>) -> usize {
+    let mut cfg = ChunkConfig { strategy: StrategyKind::Semantic, size: 2000, overlap: 0, ..Default::default() };
+    cfg.semantic.model = Some(me5());
+    cfg.semantic.buffer_size = 0;
+    cfg.semantic.max_tokens = max_tokens;
+    let text = "Rivers carry water from the mountains through wide green valleys down to the sea, \
+                and along the way they shape the land, feed the fields and give towns their names. \
+                A mutex lets one thread at a time enter a critical section of a concurrent program. \
+                Short one.";
+    let chunks = Chunker::new(&cfg).expect("config").chunk(text).expect("the model runs (scripts/test.sh sets it up)");
+    chunks.iter().filter(|c| c.meta.fields.iter().any(|(k, _)| k == "embedding_truncated")).count()
+}
+
+#[test]
+fn config_max_tokens_reaches_the_model() {
+    assert_eq!(truncated_chunks(None), 0, "me5 reads 512 tokens: nothing here is cut");
+    assert!(truncated_chunks(Some(12)) > 0, "with max_tokens = 12 the long sentences are cut and flagged");
+}
