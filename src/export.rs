@@ -20,6 +20,9 @@ pub struct ChunkRecord<'a> {
     pub size: usize,
     pub text: &'a str,
     pub meta: &'a ChunkMeta,
+    /// The chunk's vector (late chunking with `--embeddings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<&'a [f32]>,
 }
 
 pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> Vec<ChunkRecord<'a>> {
@@ -36,6 +39,7 @@ pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> Vec<ChunkRecord<'a>> {
             size: c.size,
             text: c.text(text),
             meta: &c.meta,
+            embedding: None,
         })
         .collect()
 }

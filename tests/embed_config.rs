@@ -30,3 +30,31 @@ fn config_max_tokens_reaches_the_model() {
     assert_eq!(truncated_chunks(None), 0, "me5 reads 512 tokens: nothing here is cut");
     assert!(truncated_chunks(Some(12)) > 0, "with max_tokens = 12 the long sentences are cut and flagged");
 }
+
+#[test]
+fn chunk_embeddings_flag_exports_late_chunking_vectors() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_chunktui"))
+        .args(["chunk", "samples/notes.txt", "--strategy", "late", "--size", "400", "--embeddings", "--model"])
+        .arg(me5())
+        .current_dir(&root)
+        .output()
+        .expect("run chunktui");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.len() >= 2);
+    for l in &lines {
+        let v: Vec<f64> = l["embedding"].as_array().expect("an embedding per chunk").iter().map(|x| x.as_f64().unwrap()).collect();
+        assert_eq!(v.len(), 384);
+        let norm: f64 = v.iter().map(|x| x * x).sum();
+        assert!((norm - 1.0).abs() < 1e-3, "unit length, got {norm}");
+    }
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_chunktui"))
+        .args(["chunk", "samples/notes.txt", "--embeddings"])
+        .current_dir(&root)
+        .output()
+        .expect("run chunktui");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--strategy late"));
+}

@@ -89,6 +89,9 @@ pub struct ChunkCmd {
     /// Write to this file (atomically) instead of standard output.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// With --strategy late: add each chunk's late-chunking vector ("embedding") to the output.
+    #[arg(long)]
+    pub embeddings: bool,
 }
 
 #[derive(Args, Debug)]

@@ -143,8 +143,15 @@ fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
 }
 
 fn chunk(cmd: ChunkCmd) -> Result<()> {
-    let Chunked { config, doc, chunks, .. } = chunk_document(&cmd.flags, &cmd.file)?;
-    let recs = records(&chunks, &doc.text);
+    let (Chunked { config, doc, chunks, .. }, vectors) = if cmd.embeddings {
+        late_chunks_with_vectors(&cmd.flags, &cmd.file)?
+    } else {
+        (chunk_document(&cmd.flags, &cmd.file)?, Vec::new())
+    };
+    let mut recs = records(&chunks, &doc.text);
+    for (rec, v) in recs.iter_mut().zip(&vectors) {
+        rec.embedding = Some(v);
+    }
     let mut out = Vec::with_capacity(doc.text.len() * 2);
     match cmd.format {
         Format::Jsonl => {
@@ -175,6 +182,32 @@ fn chunk(cmd: ChunkCmd) -> Result<()> {
         }
     }
     emit(&out, cmd.output.as_deref())
+}
+
+/// Late chunking's chunks and their pooled vectors, computed together.
+#[cfg(feature = "embed")]
+fn late_chunks_with_vectors(flags: &super::ChunkFlags, file: &Path) -> Result<(Chunked, Vec<Vec<f32>>)> {
+    let mut config = flags.resolve()?;
+    if config.strategy != crate::config::StrategyKind::Late {
+        return Err(Error::config(format!(
+            "--embeddings gives late chunking's vectors: use --strategy late (not {})",
+            config.strategy
+        )));
+    }
+    apply_file_defaults(&mut config, flags, file);
+    offer_setup(&config)?;
+    let doc = load_input(file, flags.lossy)?;
+    let chunker = Chunker::new(&config)?;
+    let started = std::time::Instant::now();
+    let pairs = crate::embed::late_chunk_embeddings(&chunker, &doc.text)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let (chunks, vectors) = pairs.into_iter().unzip();
+    Ok((Chunked { config, doc, chunks, seconds }, vectors))
+}
+
+#[cfg(not(feature = "embed"))]
+fn late_chunks_with_vectors(_flags: &super::ChunkFlags, _file: &Path) -> Result<(Chunked, Vec<Vec<f32>>)> {
+    Err(Error::Model("--embeddings needs a build with the 'embed' feature".into()))
 }
 
 fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
