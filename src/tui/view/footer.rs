@@ -26,14 +26,18 @@ pub fn items(m: &Model) -> Vec<(String, &'static str)> {
         out.push((pair(ThresholdDown, ThresholdUp), "threshold"));
         out.push((first(CycleThresholdType), "thr type"));
     }
+    let c = &m.pane().config;
+    out.push((pair(NextChunk, PrevChunk), "chunk"));
+    out.push((pair(SizeDown, SizeUp), "size"));
+    // Only the knobs that change this strategy's chunks.
+    if c.uses_overlap() {
+        out.push((pair(OverlapDown, OverlapUp), "overlap"));
+    }
+    out.extend([(first(CycleStrategy), "strategy"), (first(CycleUnit), "unit"), (first(CycleTokenizer), "tokenizer")]);
+    if matches!(c.strategy, crate::config::StrategyKind::Recursive | crate::config::StrategyKind::Markdown) {
+        out.push((first(CyclePreset), "preset"));
+    }
     out.extend([
-        (pair(NextChunk, PrevChunk), "chunk"),
-        (pair(SizeDown, SizeUp), "size"),
-        (pair(OverlapDown, OverlapUp), "overlap"),
-        (first(CycleStrategy), "strategy"),
-        (first(CycleUnit), "unit"),
-        (first(CycleTokenizer), "tokenizer"),
-        (first(CyclePreset), "preset"),
         (first(Search), "search"),
         (first(ExportConfig), "export"),
         (first(ToggleCompare), "compare"),

@@ -179,25 +179,37 @@ pub fn settings_summary(m: &Model, p: usize) -> String {
         let t = if c.strategy == crate::config::StrategyKind::Late { String::new() } else { format!(" {}", semantic::threshold_summary(c)) };
         return format!("{} {} {}{t} · {model}", c.strategy, c.size, c.unit);
     }
-    format!("{} {}/{} {}", c.strategy, c.size, c.overlap, c.unit)
+    if c.uses_overlap() {
+        format!("{} {}/{} {}", c.strategy, c.size, c.overlap, c.unit)
+    } else {
+        format!("{} {} {}, overlap {}", c.strategy, c.size, c.unit, c.overlap_label())
+    }
 }
 
 fn header(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let name = m.path.file_name().map_or_else(|| m.path.display().to_string(), |n| n.to_string_lossy().into());
-    let mut spans = Vec::new();
-    for p in 0..m.visible_panes() {
-        if m.compare {
-            let tag = format!("{}{} ", if p == m.active { "▶" } else { " " }, ["A", "B"][p]);
-            spans.push(Span::styled(tag, theme.accent));
-        } else {
-            spans.push(Span::raw(" "));
+    let line = |with_settings: bool| {
+        let mut spans = Vec::new();
+        for p in 0..m.visible_panes() {
+            if m.compare {
+                let tag = format!("{}{} ", if p == m.active { "▶" } else { " " }, ["A", "B"][p]);
+                spans.push(Span::styled(tag, theme.accent));
+            } else {
+                spans.push(Span::raw(" "));
+            }
+            let count_style = if m.panes[p].error.is_some() { theme.error } else { theme.accent };
+            spans.push(Span::styled(chunk_count(m, p), count_style));
+            let settings = if with_settings { format!(" · {}", settings_summary(m, p)) } else { String::new() };
+            spans.push(Span::styled(format!("{settings} │"), theme.text));
         }
-        let count_style = if m.panes[p].error.is_some() { theme.error } else { theme.accent };
-        spans.push(Span::styled(chunk_count(m, p), count_style));
-        spans.push(Span::styled(format!(" · {} │", settings_summary(m, p)), theme.text));
-    }
-    spans.push(Span::styled(format!(" {name}"), theme.dim));
-    Paragraph::new(Line::from(spans)).render(area, buf);
+        spans.push(Span::styled(format!(" {name}"), theme.dim));
+        Line::from(spans)
+    };
+    // On narrow screens the file name matters more than the settings summary
+    // (the parameters panel shows the settings).
+    let full = line(true);
+    let fits = full.width() <= area.width as usize;
+    Paragraph::new(if fits { full } else { line(false) }).render(area, buf);
 }
 
 fn status(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
