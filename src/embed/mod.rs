@@ -119,35 +119,26 @@ pub trait Embedder: Send + Sync {
     }
 }
 
-impl<E: Embedder + ?Sized> Embedder for Arc<E> {
-    fn model_id(&self) -> &str {
-        (**self).model_id()
-    }
-    fn embed_texts(&self, texts: &[&str], ctl: Control<'_>) -> Result<Embeddings> {
-        (**self).embed_texts(texts, ctl)
-    }
-    fn max_input_tokens(&self) -> Option<usize> {
-        (**self).max_input_tokens()
-    }
-    fn token_vectors(&self, text: &str, ctl: Control<'_>) -> Result<TokenVectors> {
-        (**self).token_vectors(text, ctl)
-    }
+/// Shared and borrowed embedders are embedders too.
+macro_rules! forward_embedder {
+    ($($wrapper:ty),*) => {$(
+        impl<E: Embedder + ?Sized> Embedder for $wrapper {
+            fn model_id(&self) -> &str {
+                (**self).model_id()
+            }
+            fn embed_texts(&self, texts: &[&str], ctl: Control<'_>) -> Result<Embeddings> {
+                (**self).embed_texts(texts, ctl)
+            }
+            fn max_input_tokens(&self) -> Option<usize> {
+                (**self).max_input_tokens()
+            }
+            fn token_vectors(&self, text: &str, ctl: Control<'_>) -> Result<TokenVectors> {
+                (**self).token_vectors(text, ctl)
+            }
+        }
+    )*};
 }
-
-impl<E: Embedder + ?Sized> Embedder for &E {
-    fn model_id(&self) -> &str {
-        (**self).model_id()
-    }
-    fn embed_texts(&self, texts: &[&str], ctl: Control<'_>) -> Result<Embeddings> {
-        (**self).embed_texts(texts, ctl)
-    }
-    fn max_input_tokens(&self) -> Option<usize> {
-        (**self).max_input_tokens()
-    }
-    fn token_vectors(&self, text: &str, ctl: Control<'_>) -> Result<TokenVectors> {
-        (**self).token_vectors(text, ctl)
-    }
-}
+forward_embedder!(Arc<E>, &E);
 
 /// Cosine similarity of two vectors (any length; 0 for a zero vector).
 pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
