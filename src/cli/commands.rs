@@ -49,9 +49,7 @@ fn open(cli: Cli) -> Result<()> {
             "no file given: try `chunktui samples/guide.md`, or `chunktui --help` for the headless commands",
         ));
     };
-    let mut config = cli.flags.resolve()?;
-    apply_file_defaults(&mut config, &cli.flags, &file);
-    offer_setup(&config)?;
+    let config = settings_for(&cli.flags, &file)?;
     crate::tui::run(&file, config, &cli.open, cli.flags.lossy)
 }
 
@@ -127,15 +125,29 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
     }
 }
 
-fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
+/// The settings for `file`: flags over the config file, defaults that depend
+/// on the file, and (for a model strategy at a terminal) the offer to install
+/// the model. What every command that chunks a file starts from.
+fn settings_for(flags: &super::ChunkFlags, file: &Path) -> Result<ChunkConfig> {
     let mut config = flags.resolve()?;
     apply_file_defaults(&mut config, flags, file);
     offer_setup(&config)?;
+    Ok(config)
+}
+
+/// Settings, document and chunker for one input.
+fn prepare(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Chunker)> {
+    let config = settings_for(flags, file)?;
     let doc = load_input(file, flags.lossy)?;
     if doc.replaced_invalid_bytes > 0 {
         eprintln!("chunktui: warning: replaced {} invalid UTF-8 sequence(s) with U+FFFD", doc.replaced_invalid_bytes);
     }
     let chunker = Chunker::new(&config)?;
+    Ok((config, doc, chunker))
+}
+
+fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
+    let (config, doc, chunker) = prepare(flags, file)?;
     let started = std::time::Instant::now();
     let chunks = chunker.chunk(&doc.text)?;
     let seconds = started.elapsed().as_secs_f64();
@@ -187,17 +199,13 @@ fn chunk(cmd: ChunkCmd) -> Result<()> {
 /// Late chunking's chunks and their pooled vectors, computed together.
 #[cfg(feature = "embed")]
 fn late_chunks_with_vectors(flags: &super::ChunkFlags, file: &Path) -> Result<(Chunked, Vec<Vec<f32>>)> {
-    let mut config = flags.resolve()?;
+    let (config, doc, chunker) = prepare(flags, file)?;
     if config.strategy != crate::config::StrategyKind::Late {
         return Err(Error::config(format!(
             "--embeddings gives late chunking's vectors: use --strategy late (not {})",
             config.strategy
         )));
     }
-    apply_file_defaults(&mut config, flags, file);
-    offer_setup(&config)?;
-    let doc = load_input(file, flags.lossy)?;
-    let chunker = Chunker::new(&config)?;
     let started = std::time::Instant::now();
     let pairs = crate::embed::late_chunk_embeddings(&chunker, &doc.text)?;
     let seconds = started.elapsed().as_secs_f64();
