@@ -46,6 +46,16 @@ impl Chunk {
         }
     }
 
+    /// The chunk's text, or None when its range does not fit `source` (a
+    /// chunk held against another text than the one it was cut from). What
+    /// code that cannot prove the pairing (the workbench's views) calls.
+    pub fn checked_text<'a>(&'a self, source: &'a str) -> Option<&'a str> {
+        match &self.meta.text {
+            Some(t) => Some(t),
+            None => source.get(self.range.clone()),
+        }
+    }
+
     /// Bytes this chunk shares with the next one (0 when they do not overlap).
     pub fn overlap_bytes(&self, next: &Chunk) -> usize {
         self.range.end.saturating_sub(next.range.start).min(next.range.len())

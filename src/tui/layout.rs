@@ -133,7 +133,7 @@ impl Layout {
     pub fn byte_at(&self, text: &str, line: usize, col: usize) -> Option<usize> {
         let &(s, e) = self.lines.get(line)?;
         let mut x = 0;
-        for (i, c) in text[s as usize..e as usize].char_indices() {
+        for (i, c) in text.get(s as usize..e as usize)?.char_indices() {
             x += char_width(c);
             if x > col {
                 return Some(s as usize + i);

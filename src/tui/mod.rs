@@ -12,6 +12,7 @@ pub mod layout;
 pub mod model;
 pub mod msg;
 pub mod params;
+pub mod reload;
 pub mod search;
 pub mod semantic;
 pub mod theme;

@@ -22,6 +22,12 @@ pub struct Pane {
     pub rev: u64,
     /// Revision of the chunks on screen (`rev` when up to date).
     pub shown_rev: u64,
+    /// The document revision (`Model::doc_rev`) request `rev` was made for:
+    /// a result is taken only while this is still the text on screen.
+    pub rev_doc: u64,
+    /// The document revision `chunks` were cut from; always the model's
+    /// `doc_rev` (a reload empties the chunks in the same step as the swap).
+    pub chunks_doc: u64,
     pub chunks: Arc<Vec<Chunk>>,
     pub stats: Stats,
     /// Standalone token counts under `config.tokenizer`, once computed.
@@ -37,6 +43,8 @@ impl Pane {
             config,
             rev: 0,
             shown_rev: 0,
+            rev_doc: 0,
+            chunks_doc: 0,
             chunks: Arc::new(Vec::new()),
             stats: Stats::default(),
             tokens: None,
@@ -48,6 +56,16 @@ impl Pane {
     /// A chunk request is on its way.
     pub fn pending(&self) -> bool {
         self.shown_rev != self.rev && self.error.is_none()
+    }
+
+    /// Forget everything computed from the previous text (the new chunks
+    /// are requested right after).
+    pub fn forget_chunks(&mut self, doc_rev: u64) {
+        self.chunks = Arc::new(Vec::new());
+        self.chunks_doc = doc_rev;
+        self.stats = Stats::default();
+        self.tokens = None;
+        self.sem.warnings.clear();
     }
 
     /// The size limit chunks are held to, if the strategy promises one.

@@ -20,7 +20,8 @@ pub fn run(m: &mut Model, q: String) {
         None => m.selected.and_then(|s| m.pane().chunks.get(s)).map_or(m.layout.start_of(m.top), |c| c.range.start),
     };
     let from = crate::size::ceil_char_boundary(&m.text, from.min(m.text.len()));
-    let found = m.text[from..].find(&q).map(|i| i + from).or_else(|| m.text.find(&q));
+    let after = m.text.get(from..).unwrap_or("");
+    let found = after.find(&q).map(|i| i + from).or_else(|| m.text.find(&q));
     m.last_found = found;
     match found {
         Some(b) => {

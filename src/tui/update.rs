@@ -30,19 +30,23 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             vec![]
         }
         Msg::Chunked { pane, rev, result } => {
-            let Some(p) = m.panes.get_mut(pane).filter(|p| p.rev == rev) else { return vec![] };
-            match result {
+            if !super::reload::is_current(m, pane, rev) {
+                return vec![]; // an older request, or one made for an older text
+            }
+            match result.and_then(|r| super::reload::checked_against(&m.text, r)) {
                 Ok((chunks, stats)) => {
+                    let doc_rev = m.doc_rev;
+                    let p = &mut m.panes[pane];
                     p.chunks = chunks;
+                    p.chunks_doc = doc_rev;
                     p.stats = stats;
                     p.tokens = None;
                     p.error = None;
                     p.shown_rev = rev;
-                    if let Some(s) = m.selected {
-                        m.selected = Some(s.min(m.panes[m.active].chunks.len().saturating_sub(1)));
-                    }
+                    clamp_selection(m);
                 }
                 Err(e) => {
+                    let p = &mut m.panes[pane];
                     p.error = Some(e.clone());
                     set_error(m, e);
                 }
@@ -50,7 +54,8 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             vec![]
         }
         Msg::TokensCounted { pane, rev, counts } => {
-            if let Some(p) = m.panes.get_mut(pane).filter(|p| p.rev == rev && p.shown_rev == rev) {
+            let fits = |p: &super::model::Pane| p.rev == rev && p.shown_rev == rev && counts.len() == p.chunks.len();
+            if let Some(p) = m.panes.get_mut(pane).filter(|p| fits(p)) {
                 p.tokens = Some(counts);
             }
             vec![]
@@ -65,22 +70,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             vec![]
         }
-        Msg::FileReloaded(Ok(doc)) => {
-            if *doc.text == *m.text {
-                if m.status.error {
-                    set_status(m, format!("{} is back", m.path.display()));
-                }
-                return vec![];
-            }
-            let anchor = m.layout.start_of(m.top);
-            m.text = Arc::from(doc.text);
-            m.kind = doc.kind;
-            m.doc_rev += 1;
-            let anchor = crate::size::floor_char_boundary(&m.text, anchor.min(m.text.len()));
-            relayout_at(m, anchor);
-            set_status(m, format!("reloaded {} ({} bytes)", m.path.display(), m.text.len()));
-            start(m)
-        }
+        Msg::FileReloaded(Ok(doc)) => super::reload::file_reloaded(m, doc),
         Msg::FileReloaded(Err(e)) => {
             set_error(m, format!("{e} (showing the last good version)"));
             vec![]
@@ -115,8 +105,10 @@ pub fn start(m: &mut Model) -> Vec<Cmd> {
 /// re-cut from a cached analysis, or an embedding job (None: a running job
 /// will deliver).
 fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
+    let doc_rev = m.doc_rev;
     let p = &mut m.panes[pane];
     p.rev += 1;
+    p.rev_doc = doc_rev;
     p.error = None;
     if p.config.strategy.needs_model() && cfg!(feature = "embed") {
         let cmd = semantic::request(m, pane);
@@ -146,7 +138,7 @@ pub fn relayout(m: &mut Model) {
     relayout_at(m, anchor);
 }
 
-fn relayout_at(m: &mut Model, anchor: usize) {
+pub(super) fn relayout_at(m: &mut Model, anchor: usize) {
     let w = view::regions_of(m).text_width();
     if m.layout.width != w || m.layout.doc_rev != m.doc_rev || m.layout.is_empty() {
         m.layout = Arc::new(Layout::new(&m.text, w, m.doc_rev));
@@ -168,9 +160,16 @@ fn scroll_by(m: &mut Model, delta: isize) {
     clamp_top(m);
 }
 
+/// Keep the selection an index into the active pane's chunks (None when it has none).
+pub(super) fn clamp_selection(m: &mut Model) {
+    let n = m.pane().chunks.len();
+    m.selected = m.selected.filter(|_| n > 0).map(|s| s.min(n - 1));
+}
+
 pub(super) fn select(m: &mut Model, k: usize) {
     let Some(c) = m.pane().chunks.get(k) else { return };
-    let (start, size, chars) = (c.range.start, c.size, c.text(&m.text).chars().count());
+    let chars = c.checked_text(&m.text).map_or(0, |t| t.chars().count());
+    let (start, size) = (c.range.start, c.size);
     let line = m.layout.line_of(start);
     m.selected = Some(k);
     if line < m.top || line >= m.top + page(m) {
@@ -292,12 +291,14 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             if !m.compare {
                 m.active = 0;
             }
+            clamp_selection(m);
             relayout(m);
             let msg = if m.compare { "comparing A and B: Tab switches the pane the keys edit" } else { "comparison off" };
             set_status(m, msg.into());
         }
         Action::SwitchPane if m.compare => {
             m.active ^= 1;
+            clamp_selection(m);
             set_status(m, format!("keys now edit pane {}", ["A", "B"][m.active]));
         }
         Action::SwitchPane => set_status(m, "no second pane: press c to compare".into()),

@@ -234,7 +234,7 @@ fn count_worker(rx: Receiver<CountJob>, tx: Sender<Msg>) {
         };
         let from = job.counts.len();
         for c in job.chunks.iter().skip(from).take(16) {
-            job.counts.push(tok.count(c.text(&job.text)));
+            job.counts.push(c.checked_text(&job.text).map_or(0, |t| tok.count(t)));
         }
         if job.counts.len() == job.chunks.len() {
             let job = jobs.pop_front().expect("front exists");

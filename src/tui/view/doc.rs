@@ -102,13 +102,15 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
         let li = m.top + row as usize;
         let Some(&(s, e)) = layout.lines.get(li) else { break };
         let (s, e) = (s as usize, e as usize);
+        // The layout is rebuilt with the text; a line that does not fit it is not drawn.
+        let Some(line) = text.get(s..e) else { break };
         let y = area.y + row;
         if gw > 0 {
             gutter(chunks, theme, selected, s, layout.start_of(li + 1).max(e + 1), Rect::new(area.x, y, gw, 1), buf);
         }
         let mut x = area.x + gw;
         let mut last_x = None;
-        for (i, c) in text[s..e].char_indices() {
+        for (i, c) in line.char_indices() {
             let b = s + i;
             let w = char_width(c) as u16;
             if w == 0 {
@@ -162,7 +164,8 @@ pub fn search_matches(m: &Model, from: usize, to: usize) -> Vec<std::ops::Range<
     let text: &str = &m.text;
     let from = crate::size::floor_char_boundary(text, from.saturating_sub(q.len() - 1).min(text.len()));
     let to = crate::size::ceil_char_boundary(text, (to + q.len()).min(text.len()));
-    text[from..to].match_indices(q).map(|(i, _)| from + i..from + i + q.len()).collect()
+    let Some(window) = text.get(from..to) else { return Vec::new() };
+    window.match_indices(q).map(|(i, _)| from + i..from + i + q.len()).collect()
 }
 
 /// The index of a chunk starting on this line, in that chunk's colours.

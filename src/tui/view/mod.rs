@@ -161,7 +161,8 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
 pub fn chunk_count(m: &Model, p: usize) -> String {
     let pane = &m.panes[p];
     let doing = if pane.sem.job.is_some() { "embedding" } else { "chunking" };
-    if pane.shown_rev == 0 && pane.error.is_none() {
+    // Nothing to count yet: at start, and after a reload emptied the chunks.
+    if (pane.shown_rev == 0 || pane.chunks.is_empty() && pane.pending()) && pane.error.is_none() {
         return format!("{doing}…");
     }
     let n = pane.chunks.len();

@@ -167,11 +167,12 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         let tokens = pane.tokens.as_ref().and_then(|t| t.get(k).copied());
         let over = limit.is_some_and(|l| c.size > l)
             || m.max_tokens.zip(tokens).is_some_and(|(max, t)| t > max);
+        // Checked slices: a range that does not fit the text draws as empty, never panics.
         let ovl = pane.chunks.get(k + 1).map_or(0, |n| {
             let r = n.range.start..c.range.end.min(n.range.end);
-            if r.start < r.end { text[r].chars().count() } else { 0 }
+            text.get(r).map_or(0, |s| s.chars().count())
         });
-        let chunk_text = c.text(text);
+        let chunk_text = c.checked_text(text).unwrap_or("");
         let chars = chunk_text.chars().count();
         let preview: String =
             chunk_text.trim_start().chars().take(inner.width as usize).map(|ch| if ch.is_control() { ' ' } else { ch }).collect();

@@ -1,0 +1,67 @@
+//! Hot reload, and the rule that keeps it safe: the text and everything
+//! computed from it change in one step. Chunks, stats, token counts,
+//! analyses, the search position and the selection all hold byte offsets
+//! into one text; held against another they point past its end or into the
+//! middle of a char. So the swap empties them, and a worker result is taken
+//! only when it answers the newest request of its pane made for the text on
+//! screen (`Pane::rev` and `Pane::rev_doc`), with its ranges checked against
+//! that text all the same.
+
+use super::model::Model;
+use super::msg::Cmd;
+use super::update::{relayout_at, set_status, start};
+use crate::chunk::Chunk;
+use crate::document::Document;
+use crate::stats::Stats;
+use std::sync::Arc;
+
+/// The watched file was read again.
+pub fn file_reloaded(m: &mut Model, doc: Document) -> Vec<Cmd> {
+    if *doc.text == *m.text {
+        if m.status.error {
+            set_status(m, format!("{} is back", m.path.display()));
+        }
+        return vec![];
+    }
+    let anchor = m.layout.start_of(m.top);
+    swap_text(m, doc);
+    let anchor = crate::size::floor_char_boundary(&m.text, anchor.min(m.text.len()));
+    relayout_at(m, anchor);
+    set_status(m, format!("reloaded {} ({} bytes)", m.path.display(), m.text.len()));
+    start(m)
+}
+
+/// Put the new text in and drop what belonged to the old one.
+fn swap_text(m: &mut Model, doc: Document) {
+    m.text = Arc::from(doc.text);
+    m.kind = doc.kind;
+    m.doc_rev += 1;
+    let doc_rev = m.doc_rev;
+    for p in &mut m.panes {
+        p.forget_chunks(doc_rev);
+    }
+    // Analyses are keyed by document revision: the old ones can never match again.
+    m.analyses.retain(|c| c.key.doc_rev == doc_rev);
+    m.selected = None;
+    m.last_found = None;
+}
+
+/// A chunk result for `pane` answers its newest request, made for this text.
+pub fn is_current(m: &Model, pane: usize, rev: u64) -> bool {
+    m.panes.get(pane).is_some_and(|p| p.rev == rev && p.rev_doc == m.doc_rev)
+}
+
+/// Every chunk range lies within `text`, on char boundaries.
+pub fn fits(chunks: &[Chunk], text: &str) -> bool {
+    chunks.iter().all(|c| text.get(c.range.clone()).is_some())
+}
+
+/// A chunk result as the model may hold it, or the error to show instead of
+/// drawing ranges that do not belong to the text (a bug somewhere upstream).
+pub fn checked_against(text: &str, result: (Arc<Vec<Chunk>>, Stats)) -> Result<(Arc<Vec<Chunk>>, Stats), String> {
+    if fits(&result.0, text) {
+        Ok(result)
+    } else {
+        Err("internal error: chunks out of the document's range were dropped".into())
+    }
+}
