@@ -463,7 +463,7 @@ impl ChunkConfig {
 
     /// Read a config file (TOML, or JSON for `.json`), then validate it.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
+        let text = crate::input::read_text_capped(path, &crate::input::Cap::settings("config file")?)?;
         let config = Self::parse(&text, is_json(path))
             .map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
         config.validate().map_err(|e| Error::config(format!("{}: {e}", path.display())))?;

@@ -2,6 +2,7 @@
 //! UTF-8) with a message that says why and what to do, and classify the rest.
 
 use crate::error::{Error, Result};
+use crate::input::{Cap, Source};
 use crate::size::CharIndex;
 use std::path::{Path, PathBuf};
 
@@ -22,9 +23,10 @@ pub struct Document {
     pub replaced_invalid_bytes: usize,
 }
 
-/// Files larger than this are refused: chunking them interactively is not useful
-/// and reading them whole could exhaust memory.
-pub const MAX_BYTES: u64 = 1 << 30;
+/// Documents larger than this are refused unless `--max-input-mb` raises
+/// the limit: chunking them interactively is not useful and reading them
+/// whole could exhaust memory.
+pub const MAX_BYTES: u64 = crate::input::DOCUMENT_LIMIT;
 
 impl Document {
     pub fn from_text(text: impl Into<String>, kind: DocKind) -> Self {
@@ -33,23 +35,19 @@ impl Document {
 
     /// Read a file. `lossy` replaces invalid UTF-8 instead of refusing it.
     pub fn load(path: &Path, lossy: bool) -> Result<Self> {
-        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
-        if meta.is_dir() {
-            return Err(Error::input(format!("{} is a directory: give a file", path.display())));
-        }
-        if meta.len() > MAX_BYTES {
-            return Err(Error::input(format!(
-                "{} is {} MB, over the {} MB limit: split it first",
-                path.display(),
-                meta.len() >> 20,
-                MAX_BYTES >> 20
-            )));
-        }
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
-        let mut doc = Self::from_bytes(bytes, &path.display().to_string(), lossy)?;
+        let mut doc = Self::read(Source::Path(path), lossy)?;
         doc.kind = DocKind::from_path(path, &doc.text);
         doc.path = Some(path.to_path_buf());
         Ok(doc)
+    }
+
+    /// Read a file or standard input within the document limit
+    /// ([`crate::input::Cap::document`]); a binary stream is refused after
+    /// its first 8 KiB rather than read to the limit.
+    pub fn read(src: Source, lossy: bool) -> Result<Self> {
+        let name = src.name();
+        let bytes = crate::input::read_capped_checked(src, &Cap::document(), |head| refuse_binary(head, &name))?;
+        Self::from_bytes(bytes, &name, lossy)
     }
 
     /// Check bytes from a file or stdin; `name` is used in messages.
@@ -57,11 +55,7 @@ impl Document {
         if bytes.is_empty() {
             return Err(Error::input(format!("{name} is empty: there is nothing to chunk")));
         }
-        if looks_binary(&bytes) {
-            return Err(Error::input(format!(
-                "{name} looks like a binary file (it contains NUL bytes): chunktui reads UTF-8 text"
-            )));
-        }
+        refuse_binary(&bytes, name)?;
         let (text, replaced) = match String::from_utf8(bytes) {
             Ok(text) => (text, 0),
             Err(err) => {
@@ -85,6 +79,17 @@ impl Document {
         let kind = DocKind::sniff(&text);
         Ok(Document { text, kind, path: None, replaced_invalid_bytes: replaced })
     }
+}
+
+/// Binary input is refused from its first 8 KiB, the same bytes whether the
+/// whole file is at hand or only the head of a stream.
+fn refuse_binary(bytes: &[u8], name: &str) -> Result<()> {
+    if looks_binary(bytes) {
+        return Err(Error::input(format!(
+            "{name} looks like a binary file (it contains NUL bytes): chunktui reads UTF-8 text"
+        )));
+    }
+    Ok(())
 }
 
 fn looks_binary(bytes: &[u8]) -> bool {

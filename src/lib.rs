@@ -22,6 +22,7 @@ pub mod config;
 pub mod document;
 pub mod error;
 pub mod export;
+pub mod input;
 pub mod segment;
 pub mod size;
 pub mod stats;

@@ -57,7 +57,9 @@ impl Tokenizer {
                 path.display()
             )));
         }
-        let mut tok = tokenizers::Tokenizer::from_file(&path).map_err(|e| {
+        // Read within the tokenizer limit: a FIFO or /dev/zero is refused, not streamed.
+        let bytes = crate::input::read_capped(crate::input::Source::Path(&path), &crate::input::Cap::tokenizer()?)?;
+        let mut tok = tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| {
             Error::Tokenizer(format!("{} is not a usable tokenizer.json: {e}", path.display()))
         })?;
         // Many tokenizer.json files ship fixed padding and truncation (MiniLM:

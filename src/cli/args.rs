@@ -204,6 +204,9 @@ pub struct ChunkFlags {
     /// Replace invalid UTF-8 with U+FFFD instead of refusing the file.
     #[arg(long, global = true)]
     pub lossy: bool,
+    /// Largest document read, in MiB (default 1024); stdin and FIFOs stop there too.
+    #[arg(long, value_name = "MB", global = true)]
+    pub max_input_mb: Option<u64>,
 }
 
 impl ChunkFlags {

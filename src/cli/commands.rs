@@ -5,10 +5,11 @@ use super::args::{ChunkCmd, Cli, Command, ConfigCmd, Format, StatsCmd};
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::export::{records, write_atomic};
+use crate::export::{records, write_atomic, write_error};
+use crate::input::Source;
 use crate::stats::Stats;
 use crate::strategy::Chunker;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 /// Run the parsed command line.
@@ -18,8 +19,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Stats(cmd)) => stats(cmd),
         Some(Command::Config(ConfigCmd::Check { file })) => {
             let config = ChunkConfig::load(&file)?;
-            println!(
-                "{}: ok (version {}, strategy {}, size {} {}, overlap {})",
+            let line = format!(
+                "{}: ok (version {}, strategy {}, size {} {}, overlap {})\n",
                 file.display(),
                 config.version,
                 config.strategy,
@@ -27,12 +28,11 @@ pub fn run(cli: Cli) -> Result<()> {
                 config.unit,
                 config.overlap
             );
-            Ok(())
+            emit(line.as_bytes(), None)
         }
         Some(Command::Config(ConfigCmd::Init { flags, json })) => {
             let config = flags.resolve()?;
-            print!("{}", if json { config.to_json() } else { config.to_toml() });
-            Ok(())
+            emit(if json { config.to_json() } else { config.to_toml() }.as_bytes(), None)
         }
         #[cfg(feature = "embed")]
         Some(Command::Setup(args)) => crate::cli::setup::run(&args),
@@ -50,6 +50,8 @@ fn open(cli: Cli) -> Result<()> {
         ));
     };
     let config = settings_for(&cli.flags, &file)?;
+    // The workbench's exports (e, E) must never replace the document.
+    crate::export::protect_input(Source::from_arg(&file));
     crate::tui::run(&file, config, &cli.open, cli.flags.lossy)
 }
 
@@ -58,16 +60,11 @@ fn open(_cli: Cli) -> Result<()> {
     Err(Error::input("this build has no workbench (feature 'tui'): use `chunktui chunk` or `chunktui stats`"))
 }
 
-/// Read a file, or standard input for `-`.
+/// Read a file, or standard input for `-`, within the document limit.
 pub fn load_input(path: &Path, lossy: bool) -> Result<Document> {
-    if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::Io(format!("standard input: {e}")))?;
-        Document::from_bytes(bytes, "standard input", lossy)
-    } else {
-        Document::load(path, lossy)
+    match Source::from_arg(path) {
+        Source::Stdin => Document::read(Source::Stdin, lossy),
+        Source::Path(p) => Document::load(p, lossy),
     }
 }
 
@@ -129,6 +126,9 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
 /// on the file, and (for a model strategy at a terminal) the offer to install
 /// the model. What every command that chunks a file starts from.
 fn settings_for(flags: &super::ChunkFlags, file: &Path) -> Result<ChunkConfig> {
+    if let Some(mb) = flags.max_input_mb {
+        crate::input::set_document_limit_mb(mb)?;
+    }
     let mut config = flags.resolve()?;
     apply_file_defaults(&mut config, flags, file);
     offer_setup(&config)?;
@@ -155,6 +155,11 @@ fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
 }
 
 fn chunk(cmd: ChunkCmd) -> Result<()> {
+    if let Some(out) = &cmd.output {
+        // Refuse `-o doc.md` before the work, not after it.
+        crate::export::protect_input(Source::from_arg(&cmd.file));
+        crate::export::check_output(out)?;
+    }
     let (Chunked { config, doc, chunks, .. }, vectors) = if cmd.embeddings {
         late_chunks_with_vectors(&cmd.flags, &cmd.file)?
     } else {
@@ -218,15 +223,16 @@ fn late_chunks_with_vectors(_flags: &super::ChunkFlags, _file: &Path) -> Result<
     Err(Error::Model("--embeddings needs a build with the 'embed' feature".into()))
 }
 
-fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
+/// The one way output leaves the CLI: to `-o PATH`, or to stdout, where a
+/// closed pipe (`| head`) is the reader's choice and a full disk is an error.
+pub(crate) fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
     match output {
         Some(path) => write_atomic(path, bytes),
         None => {
             let mut stdout = std::io::stdout().lock();
             match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
-                // A closed pipe (`| head`) is the reader's choice, not an error.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                r => r.map_err(|e| Error::Io(format!("standard output: {e}"))),
+                r => r.map_err(|e| write_error("standard output", &e)),
             }
         }
     }

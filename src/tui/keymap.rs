@@ -260,7 +260,7 @@ impl Keymap {
     pub fn load(path: Option<&std::path::Path>) -> Result<Keymap> {
         let mut km = Keymap::default();
         if let Some(path) = path {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
+            let text = crate::input::read_text_capped(path, &crate::input::Cap::settings("keymap file")?)?;
             km.apply_toml(&text).map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
         }
         Ok(km)

@@ -63,7 +63,7 @@ impl Theme {
                 names.join(", ")
             )));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
+        let text = crate::input::read_text_capped(path, &crate::input::Cap::settings("theme file")?)?;
         Theme::parse(&text).map_err(|e| Error::config(format!("{}: {e}", path.display())))
     }
 
