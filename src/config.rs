@@ -9,6 +9,18 @@ use std::path::Path;
 /// The config format version this build writes and reads.
 pub const CONFIG_VERSION: u32 = 1;
 
+/// The largest value any size or count setting may take (`size`, `overlap`,
+/// `sentence.*`, `semantic.buffer_size`, `min_size`, `number_of_chunks`,
+/// `max_tokens`): 4 294 967 295 (`u32::MAX`). [`ChunkConfig::validate`]
+/// refuses more. No document chunktui reads comes near it, and the bound
+/// keeps the strategies' arithmetic exact: LangChain's `_merge_splits` works
+/// in signed lengths, where 2^63 would wrap to a negative size.
+pub const MAX_COUNT: usize = u32::MAX as usize;
+
+/// The smallest model input (`semantic.max_tokens`) that leaves room for the
+/// model's special tokens and some text.
+pub const MIN_MODEL_TOKENS: usize = 4;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StrategyKind {
@@ -449,15 +461,94 @@ impl ChunkConfig {
         if self.markdown.levels.iter().any(|l| !(1..=6).contains(l)) {
             problems.push("markdown.levels must be heading levels 1 to 6".to_string());
         }
-        if let Some(t) = self.semantic.threshold {
-            if self.semantic.threshold_type == ThresholdType::Percentile && !(0.0..=100.0).contains(&t) {
-                problems.push(format!("a percentile threshold must be within 0..100, not {t}"));
-            }
-        }
+        self.validate_counts(&mut problems);
+        self.validate_semantic(&mut problems);
         if problems.is_empty() {
             Ok(())
         } else {
             Err(Error::config(problems.join("\n")))
+        }
+    }
+
+    /// Every size and count within [`MAX_COUNT`]; sentence overlap below the
+    /// sentence limit.
+    fn validate_counts(&self, problems: &mut Vec<String>) {
+        let s = &self.semantic;
+        let counts = [
+            ("--size", "size", Some(self.size)),
+            ("--overlap", "overlap", Some(self.overlap)),
+            ("--max-sentences", "sentence.max_sentences", Some(self.sentence.max_sentences)),
+            ("--overlap-sentences", "sentence.overlap_sentences", Some(self.sentence.overlap_sentences)),
+            ("--buffer-size", "semantic.buffer_size", Some(s.buffer_size)),
+            ("--min-size", "semantic.min_size", Some(s.min_size)),
+            ("semantic.number_of_chunks", "semantic.number_of_chunks", s.number_of_chunks),
+            ("--model-max-tokens", "semantic.max_tokens", s.max_tokens),
+        ];
+        for (flag, key, value) in counts {
+            if let Some(v) = value.filter(|&v| v > MAX_COUNT) {
+                let key = if flag == key { String::new() } else { format!(" ({key} in a config)") };
+                problems.push(format!("{flag} {v} is too large: use at most {MAX_COUNT}{key}"));
+            }
+        }
+        let (max, keep) = (self.sentence.max_sentences, self.sentence.overlap_sentences);
+        if self.strategy == StrategyKind::Sentence && max > 0 && keep >= max {
+            problems.push(format!(
+                "overlap_sentences ({keep}) must be smaller than max_sentences ({max}): \
+                 lower --overlap-sentences or raise --max-sentences (0 = no sentence limit)"
+            ));
+        }
+    }
+
+    /// Thresholds that are numbers within their type's range; a minimum size
+    /// the maximum leaves room for; a model input that holds some text.
+    fn validate_semantic(&self, problems: &mut Vec<String>) {
+        let s = &self.semantic;
+        if let Some(t) = s.threshold {
+            let kind = match s.threshold_type {
+                ThresholdType::Percentile => "percentile",
+                ThresholdType::StandardDeviation => "standard_deviation",
+                ThresholdType::Interquartile => "interquartile",
+                ThresholdType::Gradient => "gradient",
+                ThresholdType::Absolute => "absolute",
+            };
+            if !t.is_finite() {
+                problems.push(format!(
+                    "threshold {t} is not a number: give --threshold (semantic.threshold) a finite {kind} amount, \
+                     or leave it out for the default"
+                ));
+            } else {
+                match s.threshold_type {
+                    ThresholdType::Percentile if !(0.0..=100.0).contains(&t) => {
+                        problems.push(format!("a percentile threshold must be within 0..100, not {t}"))
+                    }
+                    ThresholdType::Gradient if !(0.0..=100.0).contains(&t) => problems.push(format!(
+                        "a gradient threshold is a percentile of the distance gradients: within 0..100, not {t}"
+                    )),
+                    ThresholdType::Absolute if !(0.0..=2.0).contains(&t) => problems.push(format!(
+                        "an absolute threshold is a cosine distance: within 0..2, not {t}"
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        if s.number_of_chunks == Some(0) {
+            problems.push("semantic.number_of_chunks must be at least 1 (or left out to use the threshold)".to_string());
+        }
+        let capped = matches!(
+            self.strategy,
+            StrategyKind::Semantic | StrategyKind::SemanticGrouping | StrategyKind::Adaptive
+        );
+        if capped && self.size > 0 && s.min_size > self.size {
+            problems.push(format!(
+                "min_size ({}) must not exceed size ({}): lower --min-size or raise --size",
+                s.min_size, self.size
+            ));
+        }
+        if let Some(n) = s.max_tokens.filter(|&n| n < MIN_MODEL_TOKENS) {
+            problems.push(format!(
+                "--model-max-tokens {n} leaves no room for text: use at least {MIN_MODEL_TOKENS} \
+                 (the model's input size, e.g. 512), or leave it out to read it from the model directory"
+            ));
         }
     }
 
@@ -491,7 +582,7 @@ impl ChunkConfig {
         if json {
             serde_json::from_str(text).map_err(|e| Error::config(clean_serde_message(&e.to_string())))
         } else {
-            toml::from_str(text).map_err(|e| Error::config(clean_serde_message(e.message())))
+            toml::from_str(text).map_err(|e| Error::config(toml_message(text, &e)))
         }
     }
 
@@ -517,6 +608,80 @@ fn is_json(path: &Path) -> bool {
 
 fn clean_serde_message(msg: &str) -> String {
     msg.trim().replace('\n', " ")
+}
+
+/// A TOML error on one line, saying where: `line 4, column 8, key size:
+/// invalid type: string "big", expected a whole number`.
+fn toml_message(text: &str, err: &toml::de::Error) -> String {
+    let what = plain_types(&clean_serde_message(err.message()));
+    let Some(span) = err.span() else { return what };
+    // A missing key has no place of its own (the span is the whole table).
+    if what.starts_with("missing field") {
+        return format!("{what}: add it (`chunktui config init` prints every key with its default)");
+    }
+    let mut at = span.start.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    let column = before[line_start..].chars().count() + 1;
+    match toml_key_at(text, line_start) {
+        Some(key) => format!("line {line}, column {column}, key {key}: {what}"),
+        None => format!("line {line}, column {column}: {what}"),
+    }
+}
+
+/// The dotted key set on the line starting at `line_start` (with the table
+/// it is in), or the table a `[header]` line names.
+fn toml_key_at(text: &str, line_start: usize) -> Option<String> {
+    let line = text[line_start..].lines().next().unwrap_or("").trim();
+    let header = |l: &str| -> Option<String> {
+        let l = l.split('#').next().unwrap_or("").trim();
+        let name = l.strip_prefix('[')?.trim_start_matches('[');
+        let name = name.split(']').next()?.trim();
+        Some(unquote_key(name))
+    };
+    if line.starts_with('[') {
+        return header(line).filter(|h| !h.is_empty());
+    }
+    let (key, _) = line.split_once('=')?;
+    let key = unquote_key(key.trim());
+    if key.is_empty() || key.starts_with('#') {
+        return None;
+    }
+    let table = text[..line_start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        if l.starts_with('[') {
+            header(l)
+        } else {
+            None
+        }
+    });
+    Some(match table.filter(|t| !t.is_empty()) {
+        Some(t) => format!("{t}.{key}"),
+        None => key,
+    })
+}
+
+fn unquote_key(key: &str) -> String {
+    key.split('.').map(|part| part.trim().trim_matches(|c| c == '"' || c == '\'')).collect::<Vec<_>>().join(".")
+}
+
+/// serde's Rust type names in words a config writer knows.
+fn plain_types(msg: &str) -> String {
+    let mut out = msg.to_string();
+    for (rust, plain) in [
+        ("expected usize", "expected a whole number"),
+        ("expected u64", "expected a whole number"),
+        ("expected u32", "expected a whole number"),
+        ("expected u8", "expected a whole number"),
+        ("expected f64", "expected a number"),
+    ] {
+        out = out.replace(rust, plain);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -545,5 +710,85 @@ mod tests {
         let c = ChunkConfig { size: 0, tokenizer: "gpt5".into(), ..Default::default() };
         let msg = c.validate().unwrap_err().to_string();
         assert!(msg.contains("size must be at least 1") && msg.contains("unknown tokenizer 'gpt5'"), "{msg}");
+    }
+
+    fn problems(c: &ChunkConfig) -> String {
+        c.validate().err().map(|e| e.to_string()).unwrap_or_default()
+    }
+
+    #[test]
+    fn counts_beyond_the_bound_are_refused_by_name() {
+        let mut c = ChunkConfig { strategy: StrategyKind::LangchainCharacter, size: 1 << 63, overlap: 0, ..Default::default() };
+        assert!(problems(&c).contains("--size 9223372036854775808 is too large: use at most 4294967295"), "{}", problems(&c));
+        c.size = MAX_COUNT;
+        assert_eq!(problems(&c), "");
+        c.strategy = StrategyKind::LangchainSemantic;
+        c.semantic.buffer_size = usize::MAX;
+        c.semantic.number_of_chunks = Some(usize::MAX);
+        let msg = problems(&c);
+        assert!(msg.contains("--buffer-size 18446744073709551615 is too large") && msg.contains("semantic.buffer_size"), "{msg}");
+        assert!(msg.contains("semantic.number_of_chunks 18446744073709551615 is too large"), "{msg}");
+        c.semantic.buffer_size = MAX_COUNT;
+        c.semantic.number_of_chunks = Some(0);
+        assert!(problems(&c).contains("number_of_chunks must be at least 1"), "{}", problems(&c));
+    }
+
+    #[test]
+    fn thresholds_must_be_finite_and_in_range() {
+        for t in [ThresholdType::Percentile, ThresholdType::StandardDeviation, ThresholdType::Interquartile, ThresholdType::Gradient, ThresholdType::Absolute] {
+            for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                let mut c = ChunkConfig { strategy: StrategyKind::Semantic, ..Default::default() };
+                c.semantic.threshold_type = t;
+                c.semantic.threshold = Some(x);
+                assert!(problems(&c).contains("is not a number"), "{t:?} {x}: {}", problems(&c));
+            }
+        }
+        let mut c = ChunkConfig { strategy: StrategyKind::Semantic, ..Default::default() };
+        c.semantic.threshold_type = ThresholdType::Gradient;
+        c.semantic.threshold = Some(101.0);
+        assert!(problems(&c).contains("within 0..100, not 101"), "{}", problems(&c));
+        c.semantic.threshold_type = ThresholdType::Absolute;
+        assert!(problems(&c).contains("cosine distance: within 0..2"), "{}", problems(&c));
+        c.semantic.threshold = Some(0.3);
+        assert_eq!(problems(&c), "");
+        c.semantic.threshold_type = ThresholdType::StandardDeviation;
+        c.semantic.threshold = Some(-1.5);
+        assert_eq!(problems(&c), "");
+    }
+
+    #[test]
+    fn sentence_min_size_and_model_limits() {
+        let mut c = ChunkConfig { strategy: StrategyKind::Sentence, ..Default::default() };
+        c.sentence.max_sentences = 0; // no sentence limit: any overlap
+        c.sentence.overlap_sentences = 3;
+        assert_eq!(problems(&c), "");
+        c.sentence.max_sentences = 3;
+        assert!(problems(&c).contains("overlap_sentences (3) must be smaller than max_sentences (3)"), "{}", problems(&c));
+        c.sentence.overlap_sentences = 2;
+        assert_eq!(problems(&c), "");
+        let mut c = ChunkConfig { strategy: StrategyKind::Adaptive, size: 100, overlap: 0, ..Default::default() };
+        c.semantic.min_size = 101;
+        assert!(problems(&c).contains("min_size (101) must not exceed size (100)"), "{}", problems(&c));
+        c.semantic.min_size = 100;
+        assert_eq!(problems(&c), "");
+        c.semantic.max_tokens = Some(0);
+        assert!(problems(&c).contains("--model-max-tokens 0 leaves no room"), "{}", problems(&c));
+    }
+
+    #[test]
+    fn toml_errors_say_line_column_and_key() {
+        let text = "version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = \"big\"\n";
+        let msg = ChunkConfig::parse(text, false).unwrap_err().to_string();
+        assert_eq!(msg, "line 4, column 8, key size: invalid type: string \"big\", expected a whole number");
+        let text = "version = 1\nstrategy = \"semantic\"\nunit = \"chars\"\nsize = 9\n\n[semantic]\n# note\nthreshold = \"x\"\n";
+        let msg = ChunkConfig::parse(text, false).unwrap_err().to_string();
+        assert!(msg.starts_with("line 8, column 13, key semantic.threshold: "), "{msg}");
+        assert!(msg.ends_with("expected a number"), "{msg}");
+        let text = "version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 9\ncolour = 3\n";
+        let msg = ChunkConfig::parse(text, false).unwrap_err().to_string();
+        assert!(msg.starts_with("line 5, column 1, key colour: unknown field `colour`"), "{msg}");
+        let msg = ChunkConfig::parse("version = 1\nunit = \"chars\nsize = 1\n", false).unwrap_err().to_string();
+        assert!(msg.starts_with("line 2, column "), "{msg}");
+        assert!(!msg.contains('\n'), "{msg}");
     }
 }
