@@ -2,7 +2,9 @@
 //! [`ChunkFlags`], shared by every command that chunks, and override the
 //! config file given with `--config`.
 
-use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit};
+use crate::config::{
+    ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit, MAX_COUNT, MIN_MODEL_TOKENS,
+};
 use crate::error::{Error, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -55,7 +57,7 @@ pub struct OpenArgs {
     #[arg(long, value_name = "CFG")]
     pub compare: Option<PathBuf>,
     /// The embedding model's input limit in tokens: chunks with more tokens are flagged.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole("--max-tokens", 1))]
     pub max_tokens: Option<usize>,
 }
 
@@ -141,11 +143,11 @@ pub struct ChunkFlags {
     /// langchain-semantic, semantic, semantic-grouping, adaptive, late.
     #[arg(long, short = 's', value_name = "STRATEGY", global = true)]
     pub strategy: Option<String>,
-    /// Largest chunk, in --unit.
-    #[arg(long, value_name = "N", global = true)]
+    /// Largest chunk, in --unit (at most 4294967295).
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = whole("--size", 1))]
     pub size: Option<usize>,
     /// Overlap between neighbouring chunks, in --unit.
-    #[arg(long, value_name = "M", global = true)]
+    #[arg(long, value_name = "M", global = true, allow_negative_numbers = true, value_parser = whole("--overlap", 0))]
     pub overlap: Option<usize>,
     /// chars (code points), words, or tokens.
     #[arg(long, short = 'u', value_name = "UNIT", global = true)]
@@ -171,14 +173,17 @@ pub struct ChunkFlags {
     /// LangChain strip_whitespace=False.
     #[arg(long, global = true)]
     pub no_strip: bool,
-    /// sentence: at most this many sentences per chunk.
-    #[arg(long, value_name = "N", global = true)]
+    /// sentence: at most this many sentences per chunk (0, the default: no sentence limit, only --size).
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
+          value_parser = whole("--max-sentences", 0))]
     pub max_sentences: Option<usize>,
-    /// sentence: sentences repeated at the start of the next chunk.
-    #[arg(long, value_name = "N", global = true)]
+    /// sentence: sentences repeated at the start of the next chunk (fewer than --max-sentences).
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
+          value_parser = whole("--overlap-sentences", 0))]
     pub overlap_sentences: Option<usize>,
     /// markdown: heading levels that start a chunk, e.g. 1,2,3.
-    #[arg(long, value_name = "LEVELS", value_delimiter = ',', global = true)]
+    #[arg(long, value_name = "LEVELS", value_delimiter = ',', global = true, allow_negative_numbers = true,
+          value_parser = heading_level)]
     pub levels: Option<Vec<u8>>,
     /// Embedding model directory (ONNX export with tokenizer.json) for the model strategies.
     #[arg(long, value_name = "DIR", global = true)]
@@ -186,20 +191,22 @@ pub struct ChunkFlags {
     /// percentile, standard_deviation, interquartile, gradient or absolute.
     #[arg(long, value_name = "TYPE", global = true)]
     pub threshold_type: Option<String>,
-    /// Breakpoint threshold amount (percentile: 0-100).
-    #[arg(long, value_name = "X", global = true)]
+    /// Breakpoint threshold amount (percentile and gradient: 0-100, absolute: 0-2).
+    #[arg(long, value_name = "X", global = true, allow_negative_numbers = true, value_parser = finite)]
     pub threshold: Option<f64>,
     /// Sentences on each side joined to each sentence before embedding.
-    #[arg(long, value_name = "N", global = true)]
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
+          value_parser = whole("--buffer-size", 0))]
     pub buffer_size: Option<usize>,
-    /// Smallest chunk for the semantic strategies, in --unit.
-    #[arg(long, value_name = "N", global = true)]
+    /// Smallest chunk for the semantic strategies, in --unit (at most --size).
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = whole("--min-size", 0))]
     pub min_size: Option<usize>,
     /// Text put before every model input (e5 models: "query: "); default: from the model directory.
     #[arg(long, value_name = "TEXT", global = true)]
     pub model_prefix: Option<String>,
-    /// The model's largest input in tokens; default: from the model directory.
-    #[arg(long, value_name = "N", global = true)]
+    /// The model's largest input in tokens (at most what the model takes); default: from the model directory.
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
+          value_parser = whole("--model-max-tokens", MIN_MODEL_TOKENS))]
     pub model_max_tokens: Option<usize>,
     /// Replace invalid UTF-8 with U+FFFD instead of refusing the file.
     #[arg(long, global = true)]
@@ -207,6 +214,37 @@ pub struct ChunkFlags {
     /// Largest document read, in MiB (default 1024); stdin and FIFOs stop there too.
     #[arg(long, value_name = "MB", global = true)]
     pub max_input_mb: Option<u64>,
+}
+
+/// A value parser for a whole number in `min..=MAX_COUNT`; its message is
+/// the whole one-line error (`--size must be a whole number ≥ 1, not -5`).
+fn whole(flag: &'static str, min: usize) -> impl Fn(&str) -> std::result::Result<usize, String> + Clone + Send + Sync {
+    move |s: &str| {
+        let t = s.trim();
+        let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        match t.parse::<usize>() {
+            Ok(n) if (min..=MAX_COUNT).contains(&n) => Ok(n),
+            Ok(n) if n > MAX_COUNT => Err(format!("{flag} {n} is too large: use at most {MAX_COUNT}")),
+            Err(_) if digits => Err(format!("{flag} {t} is too large: use at most {MAX_COUNT}")),
+            _ => Err(format!("{flag} must be a whole number ≥ {min}, not {s}")),
+        }
+    }
+}
+
+/// `--levels`: Markdown heading levels 1 to 6.
+fn heading_level(s: &str) -> std::result::Result<u8, String> {
+    match s.trim().parse::<u8>() {
+        Ok(n) if (1..=6).contains(&n) => Ok(n),
+        _ => Err(format!("--levels takes heading levels 1 to 6 separated by commas (like 1,2,3), not {s}")),
+    }
+}
+
+/// `--threshold`: a finite number (Rust would also read `nan` and `inf`).
+fn finite(s: &str) -> std::result::Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("--threshold must be a number like 95 or 0.3, not {s}")),
+    }
 }
 
 impl ChunkFlags {
@@ -280,6 +318,11 @@ impl ChunkFlags {
         }
         if let Some(n) = self.overlap_sentences {
             c.sentence.overlap_sentences = n;
+        } else if let Some(max) = self.max_sentences.filter(|&m| m > 0) {
+            // `--max-sentences 1` alone should not trip over the default overlap of 1 sentence.
+            if self.config.is_none() && c.sentence.overlap_sentences >= max {
+                c.sentence.overlap_sentences = max - 1;
+            }
         }
         if let Some(l) = &self.levels {
             c.markdown.levels = l.clone();
