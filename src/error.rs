@@ -26,13 +26,37 @@ impl Error {
     pub fn input(msg: impl Into<String>) -> Self {
         Error::Input(msg.into())
     }
+    /// A file that could not be read: what happened, and what to do about
+    /// it when there is something to do.
     pub fn io(path: &std::path::Path, err: &std::io::Error) -> Self {
+        Self::io_doing(path, err, "read")
+    }
+
+    /// [`Error::io`] for a file that could not be written.
+    pub fn io_write(path: &std::path::Path, err: &std::io::Error) -> Self {
+        Self::io_doing(path, err, "write")
+    }
+
+    fn io_doing(path: &std::path::Path, err: &std::io::Error, doing: &str) -> Self {
         let what = match err.kind() {
             std::io::ErrorKind::NotFound => "no such file".to_string(),
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            std::io::ErrorKind::PermissionDenied => format!(
+                "permission denied: check its permissions (ls -l {}) or run as a user who can {doing} it",
+                shell_word(&path.display().to_string())
+            ),
             _ => err.to_string(),
         };
         Error::Io(format!("{}: {what}", path.display()))
+    }
+}
+
+/// `s` as one shell word: as is when it is plain, else in single quotes.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || "/._-+,:@%=".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 
@@ -47,3 +71,23 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error as IoError, ErrorKind};
+    use std::path::Path;
+
+    #[test]
+    fn permission_denied_says_what_to_check() {
+        let e = Error::io(Path::new("/srv/my docs/a.md"), &IoError::from(ErrorKind::PermissionDenied)).to_string();
+        assert_eq!(
+            e,
+            "/srv/my docs/a.md: permission denied: check its permissions (ls -l '/srv/my docs/a.md') \
+             or run as a user who can read it"
+        );
+        let e = Error::io_write(Path::new("/out.jsonl"), &IoError::from(ErrorKind::PermissionDenied)).to_string();
+        assert!(e.ends_with("(ls -l /out.jsonl) or run as a user who can write it"), "{e}");
+        assert_eq!(Error::io(Path::new("x"), &IoError::from(ErrorKind::NotFound)).to_string(), "x: no such file");
+    }
+}
