@@ -252,8 +252,9 @@ impl SemanticAnalysis {
             (0..n).map(|k| sentences[k.saturating_sub(buffer)].start..sentences[k].end).collect();
         let mut right_idx = Vec::with_capacity(n.saturating_sub(1));
         for i in 0..n.saturating_sub(1) {
-            let last = (i + 1 + buffer).min(n - 1);
-            if i + 1 + buffer < n {
+            let reach = (i + 1).saturating_add(buffer);
+            let last = reach.min(n - 1);
+            if reach < n {
                 right_idx.push(last);
             } else {
                 right_idx.push(ranges.len());
@@ -570,7 +571,7 @@ pub fn distances_to_running_mean(v: &[Vec<f32>], w: usize) -> Vec<f64> {
 pub fn windows(sentences: &[Range<usize>], buffer: usize) -> Vec<Range<usize>> {
     let n = sentences.len();
     (0..n)
-        .map(|i| sentences[i.saturating_sub(buffer)].start..sentences[(i + buffer).min(n - 1)].end)
+        .map(|i| sentences[i.saturating_sub(buffer)].start..sentences[i.saturating_add(buffer).min(n - 1)].end)
         .collect()
 }
 
@@ -626,5 +627,29 @@ mod tests {
         assert_eq!(gradient(&[1.0, 2.0, 4.0, 7.0]), vec![1.0, 1.5, 2.5, 3.0]);
         assert_eq!(percentile_for_chunks(1, 10), 100.0);
         assert_eq!(percentile_for_chunks(10, 10), 0.0);
+    }
+
+    /// Vectors from the text's length: enough to run the arithmetic.
+    struct LenEmbedder;
+    impl Embedder for LenEmbedder {
+        fn model_id(&self) -> &str {
+            "len"
+        }
+        fn embed_texts(&self, texts: &[&str], _: Control<'_>) -> Result<super::super::Embeddings> {
+            let vectors = texts.iter().map(|t| vec![1.0, t.len() as f32]).collect();
+            Ok(super::super::Embeddings { vectors, truncated: vec![] })
+        }
+    }
+
+    #[test]
+    fn any_buffer_size_is_the_whole_text_not_an_overflow() {
+        let text = "One. Two. Three.";
+        let sentences = vec![0..4, 5..9, 10..16];
+        assert_eq!(windows(&sentences, usize::MAX), vec![0..16, 0..16, 0..16]);
+        let sizer = crate::size::Sizer::for_unit(crate::config::Unit::Chars, "cl100k_base").unwrap();
+        let index = sizer.index(text).unwrap();
+        let huge = SemanticAnalysis::compute(text, sentences.clone(), usize::MAX, &LenEmbedder, &index, Control::none());
+        let all = SemanticAnalysis::compute(text, sentences, 2, &LenEmbedder, &index, Control::none());
+        assert_eq!(huge.unwrap().distances.values, all.unwrap().distances.values);
     }
 }

@@ -33,6 +33,7 @@ pub fn split_sentences(text: &str, pattern: &str) -> Result<Vec<Range<usize>>> {
 }
 
 /// LangChain's `combine_sentences`: sentence i with `buffer` neighbours, joined with " ".
+/// Any `buffer` works: past the ends of the text the window simply stops.
 pub fn combine(pieces: &[&str], buffer: usize) -> Vec<String> {
     let n = pieces.len();
     (0..n)
@@ -43,7 +44,7 @@ pub fn combine(pieces: &[&str], buffer: usize) -> Vec<String> {
                 s.push(' ');
             }
             s.push_str(pieces[i]);
-            for p in &pieces[(i + 1).min(n)..(i + 1 + buffer).min(n)] {
+            for p in &pieces[(i + 1).min(n)..(i + 1).saturating_add(buffer).min(n)] {
                 s.push(' ');
                 s.push_str(p);
             }
@@ -144,5 +145,6 @@ mod tests {
         let s: Vec<&str> = p.iter().map(|r| &t[r.clone()]).collect();
         assert_eq!(s, ["Ends.", ""]);
         assert_eq!(combine(&["a", "b", "c"], 1), ["a b", "a b c", "b c"]);
+        assert_eq!(combine(&["a", "b", "c"], usize::MAX), ["a b c", "a b c", "a b c"]);
     }
 }

@@ -137,13 +137,32 @@ impl OnnxEmbedder {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".into());
 
+        // What the model can take at most: its position embedding table (from
+        // the graph, else config.json). More tokens fail inside ONNX Runtime.
+        let positions = graph_positions(&model_file)
+            .or_else(|| hf_cfg.as_ref()?.get("max_position_embeddings")?.as_u64().map(|v| v as usize))
+            .map(usable_positions);
+        if let (Some(asked), Some(real)) = (opts.max_tokens, positions) {
+            if asked > real {
+                return Err(model_err(format!(
+                    "model max tokens {asked} is more than {} takes: its largest input is {real} tokens \
+                     (its position embeddings); set --model-max-tokens (semantic.max_tokens) to at most {real}, \
+                     or leave it out",
+                    model_file.display()
+                )));
+            }
+        }
         let max_tokens = opts
             .max_tokens
-            .or_else(|| own.as_ref()?.get("max_seq_length")?.as_u64().map(|v| v as usize))
-            .or_else(|| sbert.as_ref()?.get("max_seq_length")?.as_u64().map(|v| v as usize))
-            .or_else(|| hf_cfg.as_ref()?.get("max_position_embeddings")?.as_u64().map(|v| v as usize))
+            .or_else(|| {
+                let said = own.as_ref()?.get("max_seq_length")?.as_u64().map(|v| v as usize);
+                let said = said.or_else(|| sbert.as_ref()?.get("max_seq_length")?.as_u64().map(|v| v as usize));
+                // A directory may claim more than the graph takes (RoBERTa's 514).
+                said.map(|n| positions.map_or(n, |p| n.min(p)))
+            })
+            .or(positions)
             .unwrap_or(512)
-            .max(4);
+            .max(crate::config::MIN_MODEL_TOKENS);
         let prefix = opts
             .prefix
             .clone()
@@ -178,7 +197,16 @@ impl OnnxEmbedder {
             .with_intra_op_spinning(false)
             .map_err(model_err)?
             .commit_from_file(&model_file)
-            .map_err(|e| model_err(format!("cannot load {}: {e}", model_file.display())))?;
+            .map_err(|e| {
+                let why = e.to_string();
+                // "Load model from PATH failed:Protobuf parsing failed." -> the reason.
+                let why = why.split_once(" failed:").map_or(why.as_str(), |(_, r)| r).trim().trim_end_matches('.');
+                model_err(format!(
+                    "{} is not a usable ONNX model ({}): re-run `chunktui setup` or give another --model DIR",
+                    model_file.display(),
+                    why.replace('\n', " ")
+                ))
+            })?;
         let inputs: Vec<String> = session.inputs().iter().map(|i| i.name().to_string()).collect();
         for need in ["input_ids", "attention_mask"] {
             if !inputs.iter().any(|i| i == need) {
@@ -279,7 +307,19 @@ impl OnnxEmbedder {
             ));
         }
         let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
-        let outputs = session.run(inputs).map_err(|e| model_err(format!("model run failed: {e}")))?;
+        let outputs = session.run(inputs).map_err(|e| {
+            let why = e.to_string().replace('\n', " ");
+            if why.contains("broadcast") || why.contains("out of range") || why.contains("out of bounds") {
+                model_err(format!(
+                    "the model cannot take an input of {s} tokens ({}): lower --model-max-tokens \
+                     (semantic.max_tokens, now {}) to the model's input size",
+                    why.rsplit("Status Message: ").next().unwrap_or(&why).trim(),
+                    self.info.max_tokens
+                ))
+            } else {
+                model_err(format!("model run failed: {why}"))
+            }
+        })?;
         let value = match outputs.get("last_hidden_state").or_else(|| outputs.get("token_embeddings")) {
             Some(v) => v,
             None => &outputs[0],
@@ -308,6 +348,149 @@ impl OnnxEmbedder {
         }
         normalize(&mut v);
         v
+    }
+}
+
+/// The rows of the model's position embedding table, read from the ONNX
+/// graph's initializers without loading the weights: a tensor named like
+/// `position_embeddings` (or `pos_embed`, or just `pos`) gives its first
+/// dimension, a `position_ids` buffer its last. `None` when the file has none
+/// (or is not a readable ONNX file: loading it says so).
+pub fn graph_positions(model_file: &Path) -> Option<usize> {
+    let file = std::fs::File::open(model_file).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut r = proto::Reader::new(file);
+    let mut rows: Vec<usize> = Vec::new();
+    // ModelProto.graph = 7, GraphProto.initializer = 5, TensorProto.dims = 1 / name = 8.
+    r.fields(len, &mut |r, field, wire, size| {
+        if field != 7 || wire != 2 {
+            return r.skip(wire, size);
+        }
+        r.fields(size, &mut |r, field, wire, size| {
+            if field != 5 || wire != 2 {
+                return r.skip(wire, size);
+            }
+            let (mut dims, mut name) = (Vec::new(), String::new());
+            r.fields(size, &mut |r, field, wire, size| match (field, wire) {
+                (1, 0) => {
+                    dims.push(size);
+                    Some(())
+                }
+                (1, 2) => r.packed_varints(size, &mut dims),
+                (8, 2) if size <= 4096 => {
+                    name = String::from_utf8_lossy(&r.bytes(size as usize)?).to_lowercase();
+                    Some(())
+                }
+                _ => r.skip(wire, size),
+            })?;
+            let table = name.contains("position_embedding") || name.contains("pos_embed") || name == "pos";
+            if table && dims.len() == 2 {
+                rows.push(dims[0] as usize);
+            } else if name.contains("position_ids") && !dims.is_empty() {
+                rows.push(*dims.last()? as usize);
+            }
+            Some(())
+        })
+    })?;
+    rows.into_iter().filter(|&n| n > 0).min()
+}
+
+/// Positions a model can use: RoBERTa-style tables (2^k + 2 rows, e.g. 514)
+/// reserve two rows before the first token.
+fn usable_positions(rows: usize) -> usize {
+    if rows > 4 && (rows - 2).is_power_of_two() {
+        rows - 2
+    } else {
+        rows
+    }
+}
+
+/// Just enough protobuf to walk an ONNX file's fields without reading the
+/// weights into memory.
+mod proto {
+    use std::io::{BufReader, Read, Seek};
+
+    pub struct Reader<R> {
+        inner: BufReader<R>,
+        pos: u64,
+    }
+
+    impl<R: Read + Seek> Reader<R> {
+        pub fn new(inner: R) -> Self {
+            Reader { inner: BufReader::new(inner), pos: 0 }
+        }
+
+        fn byte(&mut self) -> Option<u8> {
+            let mut b = [0u8];
+            self.inner.read_exact(&mut b).ok()?;
+            self.pos += 1;
+            Some(b[0])
+        }
+
+        pub fn varint(&mut self) -> Option<u64> {
+            let mut v = 0u64;
+            for shift in (0..64).step_by(7) {
+                let b = self.byte()?;
+                v |= u64::from(b & 0x7f) << shift;
+                if b < 0x80 {
+                    return Some(v);
+                }
+            }
+            None
+        }
+
+        pub fn bytes(&mut self, n: usize) -> Option<Vec<u8>> {
+            let mut buf = vec![0u8; n];
+            self.inner.read_exact(&mut buf).ok()?;
+            self.pos += n as u64;
+            Some(buf)
+        }
+
+        /// Skip a field's value; `size` is the varint itself for wire type 0
+        /// (already read) and the length for wire type 2.
+        pub fn skip(&mut self, wire: u8, size: u64) -> Option<()> {
+            let n = match wire {
+                0 => 0,
+                1 => 8,
+                2 => size,
+                5 => 4,
+                _ => return None,
+            };
+            self.inner.seek_relative(i64::try_from(n).ok()?).ok()?;
+            self.pos += n;
+            Some(())
+        }
+
+        pub fn packed_varints(&mut self, size: u64, out: &mut Vec<u64>) -> Option<()> {
+            let end = self.pos.checked_add(size)?;
+            while self.pos < end {
+                out.push(self.varint()?);
+            }
+            (self.pos == end).then_some(())
+        }
+
+        /// Call `f(reader, field, wire type, value)` for each field in the
+        /// next `len` bytes; `value` is the varint for wire type 0, the
+        /// length for wire type 2 (`f` reads or skips the bytes), else 0.
+        pub fn fields(&mut self, len: u64, f: &mut dyn FnMut(&mut Self, u64, u8, u64) -> Option<()>) -> Option<()> {
+            let end = self.pos.checked_add(len)?;
+            while self.pos < end {
+                let key = self.varint()?;
+                let (field, wire) = (key >> 3, (key & 7) as u8);
+                let value = match wire {
+                    0 | 2 => self.varint()?,
+                    1 | 5 => 0,
+                    _ => return None,
+                };
+                let start = self.pos;
+                f(self, field, wire, value)?;
+                let want = if wire == 2 { start.checked_add(value)? } else { self.pos };
+                if self.pos != want {
+                    return None;
+                }
+            }
+            (self.pos == end).then_some(())
+        }
     }
 }
 
@@ -385,5 +568,78 @@ impl Embedder for OnnxEmbedder {
             (ctl.progress)(w + 1, windows.len());
         }
         Ok(TokenVectors { spans, vectors, dim, windows: windows.len() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    fn field(n: u64, body: &[u8], out: &mut Vec<u8>) {
+        varint(n << 3 | 2, out);
+        varint(body.len() as u64, out);
+        out.extend_from_slice(body);
+    }
+
+    /// A TensorProto: packed or unpacked dims, float data before the name
+    /// (as some exporters write it), then the name.
+    fn tensor(name: &str, dims: &[u64], packed: bool) -> Vec<u8> {
+        let mut t = Vec::new();
+        if packed {
+            let mut d = Vec::new();
+            dims.iter().for_each(|&x| varint(x, &mut d));
+            field(1, &d, &mut t);
+        } else {
+            for &x in dims {
+                varint(1 << 3, &mut t);
+                varint(x, &mut t);
+            }
+        }
+        varint(2 << 3, &mut t); // data_type = 1 (float)
+        varint(1, &mut t);
+        field(4, &[0u8; 64], &mut t); // float_data
+        t.extend_from_slice(&[(10 << 3) | 5, 0, 0, 0, 0]); // a fixed32 field
+        field(8, name.as_bytes(), &mut t);
+        t
+    }
+
+    fn model(tensors: &[Vec<u8>]) -> tempfile::NamedTempFile {
+        let mut graph = Vec::new();
+        field(1, b"node", &mut graph);
+        for t in tensors {
+            field(5, t, &mut graph);
+        }
+        let mut m = Vec::new();
+        varint(1 << 3, &mut m); // ir_version
+        varint(8, &mut m);
+        field(7, &graph, &mut m);
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), m).unwrap();
+        f
+    }
+
+    #[test]
+    fn position_table_rows_come_from_the_graph() {
+        let m = model(&[tensor("w", &[384, 384], true), tensor("pos", &[512, 384], false)]);
+        assert_eq!(graph_positions(m.path()), Some(512));
+        let m = model(&[
+            tensor("embeddings.position_embeddings.weight_q", &[514, 768], true),
+            tensor("embeddings.position_ids", &[1, 514], true),
+        ]);
+        assert_eq!(graph_positions(m.path()).map(usable_positions), Some(512));
+        let m = model(&[tensor("w", &[30522, 384], true)]);
+        assert_eq!(graph_positions(m.path()), None);
+        let garbage = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(garbage.path(), [0xff; 300]).unwrap();
+        assert_eq!(graph_positions(garbage.path()), None);
+        assert_eq!(usable_positions(8192), 8192);
     }
 }

@@ -3,7 +3,9 @@
 //! Search order: `ORT_DYLIB_PATH`; chunktui's cache dir (where `chunktui setup`
 //! and `scripts/setup-models.sh` put it); Python site-packages
 //! (`onnxruntime/capi/libonnxruntime.so*` of a `pip install onnxruntime`).
-//! The library and the ort environment are process-wide: loaded once.
+//! The library and the ort environment are process-wide: loaded once. ONNX
+//! Runtime's own log is silenced (its errors reach the user as chunktui's
+//! one-line messages) unless `ORT_LOG` asks for it.
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -146,11 +148,20 @@ pub fn environment(explicit: Option<&Path>) -> Result<(PathBuf, ort::environment
             path.display()
         ))
     })?;
+    let mut builder = builder.with_name("chunktui").with_telemetry(false);
+    let quiet = std::env::var_os("ORT_LOG").is_none_or(|v| v.is_empty());
+    if quiet {
+        // ONNX Runtime's own log (multi-line, coloured, on stderr) repeats what
+        // its errors already say, and chunktui turns those into one line.
+        // `ORT_LOG=warning` (or error, info, verbose) brings it back for debugging.
+        builder = builder.with_logger(std::sync::Arc::new(|_, _, _, _, _| {}));
+    }
     let env = builder
-        .with_name("chunktui")
-        .with_telemetry(false)
         .build()
         .map_err(|e| Error::Model(format!("cannot start ONNX Runtime from {}: {e}", path.display())))?;
+    if quiet {
+        env.set_log_level(ort::logging::LogLevel::Fatal);
+    }
     *slot = Some((path.clone(), env.clone()));
     Ok((path, env))
 }
