@@ -358,6 +358,7 @@ fn mouse(m: &mut Model, e: MouseEvent) {
                     let col = e.column.saturating_sub(d.x + gw) as usize;
                     if let Some(b) = m.layout.byte_at(&m.text, line, col) {
                         m.active = p;
+                        clamp_selection(m);
                         let k = m.pane().chunks.partition_point(|c| c.range.end <= b);
                         if m.pane().chunks.get(k).is_some_and(|c| c.range.start <= b) {
                             select(m, k);
