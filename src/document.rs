@@ -84,12 +84,54 @@ impl Document {
 /// Binary input is refused from its first 8 KiB, the same bytes whether the
 /// whole file is at hand or only the head of a stream.
 fn refuse_binary(bytes: &[u8], name: &str) -> Result<()> {
+    if let Some(msg) = utf16_message(bytes, name) {
+        return Err(Error::input(msg));
+    }
     if looks_binary(bytes) {
         return Err(Error::input(format!(
             "{name} looks like a binary file (it contains NUL bytes): chunktui reads UTF-8 text"
         )));
     }
     Ok(())
+}
+
+/// UTF-16 (a byte order mark, or NULs in every other byte of ASCII-heavy
+/// text) is not binary: say how to convert it.
+fn utf16_message(bytes: &[u8], name: &str) -> Option<String> {
+    let head = &bytes[..bytes.len().min(8192) & !1];
+    let encoding = match head {
+        [0xff, 0xfe, 0, 0, ..] | [0, 0, 0xfe, 0xff, ..] => "UTF-32",
+        [0xff, 0xfe, ..] | [0xfe, 0xff, ..] => "UTF-16",
+        _ => {
+            let pairs = head.len() / 2;
+            let zeros = |parity: usize| head.iter().skip(parity).step_by(2).filter(|&&b| b == 0).count();
+            let (even, odd) = (zeros(0), zeros(1));
+            if pairs >= 8 && odd * 2 >= pairs && even * 20 <= odd {
+                "UTF-16LE"
+            } else if pairs >= 8 && even * 2 >= pairs && odd * 20 <= even {
+                "UTF-16BE"
+            } else {
+                return None;
+            }
+        }
+    };
+    let path = Path::new(name);
+    let q = |s: &str| {
+        if s.chars().all(|c| c.is_alphanumeric() || "/._-+".contains(c)) {
+            s.to_string()
+        } else {
+            format!("'{}'", s.replace('\'', r"'\''"))
+        }
+    };
+    let fix = match path.file_stem() {
+        Some(stem) if name != "standard input" => {
+            let ext = path.extension().map_or(".md".to_string(), |e| format!(".{}", e.to_string_lossy()));
+            let out = path.with_file_name(format!("{}.utf8{ext}", stem.to_string_lossy()));
+            format!("convert it with `iconv -f {encoding} -t UTF-8 {} > {}`", q(name), q(&out.display().to_string()))
+        }
+        _ => format!("convert it on the way in: `iconv -f {encoding} -t UTF-8 FILE | chunktui chunk -`"),
+    };
+    Some(format!("{name} is {encoding} text, not UTF-8: {fix}"))
 }
 
 fn looks_binary(bytes: &[u8]) -> bool {
