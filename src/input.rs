@@ -135,7 +135,7 @@ pub fn read_capped_checked(src: Source, cap: &Cap, head: impl FnOnce(&[u8]) -> R
             let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
             let ft = meta.file_type();
             if ft.is_dir() {
-                return Err(Error::input(format!("{name} is a directory: give the path of a {}", cap.what)));
+                return Err(Error::input(format!("{name} is a directory: give a file ({})", cap.what)));
             }
             if ft.is_file() {
                 check_len(&name, meta.len(), cap)?;
