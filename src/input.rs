@@ -150,8 +150,10 @@ pub fn read_capped_checked(src: Source, cap: &Cap, head: impl FnOnce(&[u8]) -> R
                 )));
             }
             // Opening a FIFO blocks until a writer comes, so the notice covers the open too.
-            let at_terminal = kind == "a character device" && std::fs::File::open(path).is_ok_and(|f| f.is_terminal());
-            let notice = std::io::stderr().is_terminal().then(|| waiting_notice(&format!("{} {name}", kind.trim_start_matches("a ")), at_terminal));
+            // A character device chunktui waits on is most likely a terminal (/dev/tty).
+            let device = kind == "a character device";
+            let what = format!("{} {name}", kind.trim_start_matches("a "));
+            let notice = std::io::stderr().is_terminal().then(|| waiting_notice(&what, device));
             announce_if_silent(notice, |started| {
                 let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
                 read_bounded(file, &name, cap, None, head, started)
