@@ -34,10 +34,10 @@ pub fn sentences(text: &str) -> Vec<Range<usize>> {
 pub fn sentences_in(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = range.start;
-    for end in sentence_ends(text, range.clone()) {
+    for_each_sentence_end(text, range.clone(), |end| {
         push_trimmed(text, start..end, &mut out);
         start = end;
-    }
+    });
     push_trimmed(text, start..range.end, &mut out);
     out
 }
@@ -45,10 +45,18 @@ pub fn sentences_in(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
 /// Byte offsets just after each sentence end inside `range` (terminator and
 /// closers included, following whitespace not).
 pub fn sentence_ends(text: &str, range: Range<usize>) -> Vec<usize> {
+    let mut ends = Vec::new();
+    for_each_sentence_end(text, range, |e| ends.push(e));
+    ends
+}
+
+/// [`sentence_ends`], handed to `f` one at a time, in increasing order.
+pub fn for_each_sentence_end(text: &str, range: Range<usize>, mut f: impl FnMut(usize)) {
     let slice = &text[range.clone()];
     let base = range.start;
     let bytes = slice.as_bytes();
-    let mut ends = Vec::new();
+    // The last end found (absolute), if any.
+    let mut last: Option<usize> = None;
     let mut line_start = 0;
     let mut i = 0;
     // Only a few bytes can start a terminator or a line break; skip the rest
@@ -66,9 +74,10 @@ pub fn sentence_ends(text: &str, range: Range<usize>) -> Vec<usize> {
             let this_line = slice[line_start..line_end].trim();
             if !this_line.is_empty()
                 && (blank_next || starts_block(next_line) || this_line.starts_with('#') || starts_block(this_line))
-                && !ends.last().is_some_and(|&e| slice[e - base..line_end].trim().is_empty())
+                && !last.is_some_and(|e| slice[e - base..line_end].trim().is_empty())
             {
-                ends.push(base + line_end);
+                last = Some(base + line_end);
+                f(base + line_end);
             }
             line_start = i + 1;
             i += 1;
@@ -94,12 +103,12 @@ pub fn sentence_ends(text: &str, range: Range<usize>) -> Vec<usize> {
             Some(n) if n.is_whitespace() => c != '.' || !is_abbreviation(slice, i, end),
             Some(n) => is_cjk(n) && !is_ascii_term, // "foo.bar" and "3.14" do not break
         };
-        if boundary && ends.last() != Some(&(base + end)) {
-            ends.push(base + end);
+        if boundary && last != Some(base + end) {
+            last = Some(base + end);
+            f(base + end);
         }
         i = end;
     }
-    ends
 }
 
 /// Bytes that can begin a sentence end: ASCII terminators, the line feed, and

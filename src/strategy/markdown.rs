@@ -81,7 +81,12 @@ pub fn chunk(text: &str, index: &SizeIndex, prose: &Separators, cfg: &ChunkConfi
         } else {
             let blocks = blocks(&lines[from..to]);
             pack(text, index, &blocks.iter().map(|b| b.0.clone()).collect::<Vec<_>>(), cfg.size, cfg.overlap, &mut ranges, &mut |piece, out| {
-                let kind = blocks.iter().find(|b| b.0 == piece).map_or(BlockKind::Prose, |b| b.1.clone());
+                // Blocks are in order and the pieces handed back are whole blocks.
+                let kind = blocks
+                    .binary_search_by_key(&piece.start, |b| b.0.start)
+                    .ok()
+                    .filter(|&i| blocks[i].0 == piece)
+                    .map_or(BlockKind::Prose, |i| blocks[i].1.clone());
                 let seps = if kind == BlockKind::Prose { prose } else { &line_seps };
                 out.extend(recursive::chunk(text, index, seps, cfg.size, cfg.overlap, piece));
             });

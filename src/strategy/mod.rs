@@ -10,7 +10,7 @@ pub mod sentence;
 
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, StrategyKind};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::size::{SizeIndex, Sizer};
 use std::ops::Range;
 
@@ -37,6 +37,7 @@ impl Chunker {
         config.normalize();
         let config = &config;
         config.validate()?;
+        check_separator_limits(config)?;
         let sizer = Sizer::for_unit(config.unit, &config.tokenizer)?;
         let recursive = match config.strategy {
             StrategyKind::Recursive | StrategyKind::Markdown => {
@@ -119,6 +120,96 @@ impl Chunker {
     /// The size of a byte range of `text` in the configured unit.
     pub fn size_of(&self, text: &str) -> usize {
         self.sizer.size(text)
+    }
+}
+
+/// Most separators a config may list (`recursive.separators`,
+/// `langchain.separators`): each one is compiled and searched for.
+pub const MAX_SEPARATORS: usize = 1000;
+/// Most bytes all separators of a config may hold together.
+pub const MAX_SEPARATOR_BYTES: usize = 64 * 1024;
+
+/// Refuse separator lists too long or too big to compile and search with
+/// bounded memory.
+fn check_separator_limits(config: &ChunkConfig) -> Result<()> {
+    let lists = [
+        ("recursive.separators (--separators)", config.recursive.separators.as_deref().unwrap_or_default()),
+        ("langchain.separators (--separators)", config.langchain.separators.as_deref().unwrap_or_default()),
+        ("langchain.separator (--separator)", std::slice::from_ref(&config.langchain.separator)),
+    ];
+    for (name, list) in lists {
+        if list.len() > MAX_SEPARATORS {
+            return Err(Error::config(format!(
+                "{name} lists {} separators; at most {MAX_SEPARATORS} are allowed: keep the ones that matter \
+                 (or join literal alternatives into one regex)",
+                list.len()
+            )));
+        }
+        let bytes: usize = list.iter().map(String::len).sum();
+        if bytes > MAX_SEPARATOR_BYTES {
+            return Err(Error::config(format!(
+                "{name} holds {bytes} bytes of separators; at most {MAX_SEPARATOR_BYTES} are allowed: use fewer or \
+                 shorter separators"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Compiled size allowed to one separator regex (the `regex` crate's
+/// `size_limit` and lazy-DFA cache; fancy-regex's delegates)...
+const REGEX_SIZE_ONE: usize = 1 << 20;
+/// ...and to all the separator regexes of one chunker together: with many
+/// regexes each gets `REGEX_SIZE_TOTAL / count`.
+pub const REGEX_SIZE_TOTAL: usize = 32 << 20;
+
+/// The compiled-size limit of each of `count` separator regexes.
+pub(crate) fn regex_size_limit(count: usize) -> usize {
+    REGEX_SIZE_ONE.min(REGEX_SIZE_TOTAL / count.max(1))
+}
+
+/// The message for a separator regex over its compiled-size limit.
+pub(crate) fn regex_too_big(raw: &str, limit: usize, count: usize) -> Error {
+    let with = if count > 1 { format!(" with {count} regex separators") } else { String::new() };
+    Error::config(format!(
+        "separator regex '{raw}' is too big once compiled (limit {} KiB{with}): simplify it (fewer alternatives, \
+         smaller repetition counts like {{1000}}) or list fewer separators",
+        limit >> 10
+    ))
+}
+
+/// A queue that hands out its contents as one slice: the open chunk of a
+/// packer, the window of LangChain's merge.
+pub(crate) struct Window<T> {
+    items: Vec<T>,
+    head: usize,
+}
+
+impl<T> Window<T> {
+    pub fn new() -> Self {
+        Window { items: Vec::new(), head: 0 }
+    }
+    pub fn len(&self) -> usize {
+        self.items.len() - self.head
+    }
+    pub fn as_slice(&self) -> &[T] {
+        &self.items[self.head..]
+    }
+    pub fn push(&mut self, item: T) {
+        self.items.push(item);
+    }
+    /// Forget the first `n` items (at most all of them).
+    pub fn drop_front(&mut self, n: usize) {
+        self.head = (self.head + n).min(self.items.len());
+        // Free what was dropped once it is most of the vector.
+        if self.head >= 64 && self.head * 2 >= self.items.len() {
+            self.items.drain(..self.head);
+            self.head = 0;
+        }
+    }
+    pub fn clear(&mut self) {
+        self.items.clear();
+        self.head = 0;
     }
 }
 

@@ -14,7 +14,8 @@
 
 use crate::config::{RecursiveOptions, StrategyKind};
 use crate::error::{Error, Result};
-use crate::segment::{push_trimmed, sentence_ends, trim_range};
+use crate::segment::{for_each_sentence_end, push_trimmed, trim_range};
+use crate::strategy::{regex_size_limit, regex_too_big, Window};
 use crate::size::SizeIndex;
 use memchr::memmem;
 use std::ops::Range;
@@ -46,6 +47,7 @@ pub const PRESETS: [&str; 9] = ["english", "chinese", "markdown", "rust", "pytho
 
 impl Separators {
     pub fn from_options(opts: &RecursiveOptions, strategy: StrategyKind) -> Result<Self> {
+        // (Count and length of a custom list are checked in `Chunker::new`.)
         if let Some(list) = &opts.separators {
             return Self::custom(list, opts.is_regex);
         }
@@ -60,7 +62,7 @@ impl Separators {
             let alternatives: Vec<String> = starts.iter().map(|s| regex::escape(s)).collect();
             let re = format!(r"\n[ \t]*(?:{})", alternatives.join("|"));
             Ok(Separators(vec![
-                Sep::Regex(compile(&re)?),
+                Sep::Regex(compile(&re, 1)?),
                 Sep::Paragraph,
                 Sep::Line,
                 Sep::Whitespace,
@@ -86,10 +88,10 @@ impl Separators {
                 Sep::Grapheme,
             ]),
             "markdown" => Separators(vec![
-                Sep::Regex(compile(r"\n#{1,2} ")?),
-                Sep::Regex(compile(r"\n#{3,6} ")?),
-                Sep::Regex(compile(r"\n(?:```|~~~)")?),
-                Sep::Regex(compile(r"\n(?:\*\*\*+|---+|___+)[ \t]*\r?\n")?),
+                Sep::Regex(compile(r"\n#{1,2} ", 1)?),
+                Sep::Regex(compile(r"\n#{3,6} ", 1)?),
+                Sep::Regex(compile(r"\n(?:```|~~~)", 1)?),
+                Sep::Regex(compile(r"\n(?:\*\*\*+|---+|___+)[ \t]*\r?\n", 1)?),
                 Sep::Paragraph,
                 Sep::Line,
                 Sep::Sentence,
@@ -116,14 +118,15 @@ impl Separators {
     /// is added at the end when missing, so every text can be cut.
     pub fn custom(list: &[String], is_regex: bool) -> Result<Self> {
         let mut seps = Vec::with_capacity(list.len() + 1);
+        let regexes = list.iter().filter(|s| !s.is_empty() && (is_regex || s.contains('\n'))).count();
         for s in list {
             if s.is_empty() {
                 seps.push(Sep::Grapheme);
             } else if is_regex {
-                seps.push(Sep::Regex(compile(s)?));
+                seps.push(Sep::Regex(compile(s, regexes)?));
             } else if s.contains('\n') {
                 // Let "\n" also match "\r\n".
-                seps.push(Sep::Regex(compile(&regex::escape(s).replace(r"\n", r"\r?\n"))?));
+                seps.push(Sep::Regex(compile(&regex::escape(s).replace(r"\n", r"\r?\n"), regexes)?));
             } else {
                 seps.push(Sep::Literals(vec![s.clone()]));
             }
@@ -135,14 +138,20 @@ impl Separators {
     }
 }
 
-fn compile(pattern: &str) -> Result<regex::Regex> {
-    regex::Regex::new(pattern)
-        .map_err(|e| Error::config(format!("bad separator regex '{pattern}': {}", e.to_string().replace('\n', " "))))
+/// Compile one of `count` separator regexes: the `regex` crate (linear time,
+/// no lookaround), within its share of the compiled-size allowance.
+fn compile(pattern: &str, count: usize) -> Result<regex::Regex> {
+    let limit = regex_size_limit(count);
+    regex::RegexBuilder::new(pattern).size_limit(limit).dfa_size_limit(limit).build().map_err(|e| match e {
+        regex::Error::CompiledTooBig(_) => regex_too_big(pattern, limit, count),
+        e => Error::config(format!("bad separator regex '{pattern}': {}", e.to_string().replace('\n', " "))),
+    })
 }
 
 impl Sep {
-    /// Byte offsets inside `range` where a new piece starts (excluding range.start).
-    fn cut_points(&self, text: &str, range: Range<usize>, out: &mut Vec<usize>) {
+    /// Byte offsets inside `range` where a new piece starts (excluding
+    /// `range.start` and `range.end`), handed to `f` in increasing order.
+    fn for_each_cut(&self, text: &str, range: Range<usize>, f: &mut dyn FnMut(usize)) {
         let slice = &text[range.clone()];
         let base = range.start;
         let bytes = slice.as_bytes();
@@ -171,7 +180,7 @@ impl Sep {
                             }
                         }
                         if end < bytes.len() {
-                            out.push(base + end);
+                            f(base + end);
                         }
                         i = end;
                     } else {
@@ -185,28 +194,38 @@ impl Sep {
             Sep::Line => {
                 for p in memchr::memchr_iter(b'\n', bytes) {
                     if p + 1 < bytes.len() {
-                        out.push(base + p + 1);
+                        f(base + p + 1);
                     }
                 }
             }
             Sep::Sentence => {
-                out.extend(sentence_ends(text, range.clone()).into_iter().filter(|&e| e < range.end));
+                for_each_sentence_end(text, range.clone(), |e| {
+                    if e < range.end {
+                        f(e)
+                    }
+                });
             }
             Sep::Literals(lits) => {
-                let start = out.len();
-                for lit in lits {
-                    for p in memmem::find_iter(bytes, lit.as_bytes()) {
-                        let cut = p + lit.len();
-                        if cut < bytes.len() {
-                            out.push(base + cut);
+                // Each literal's cuts in order, merged (a cut found by two
+                // literals counts once).
+                let mut streams: Vec<_> = lits
+                    .iter()
+                    .map(|lit| {
+                        let n = lit.len();
+                        memmem::find_iter(bytes, lit.as_bytes()).map(move |p| p + n).filter(|&cut| cut < bytes.len()).peekable()
+                    })
+                    .collect();
+                let mut last = None;
+                while let Some(cut) = streams.iter_mut().filter_map(|s| s.peek().copied()).min() {
+                    for s in &mut streams {
+                        if s.peek() == Some(&cut) {
+                            s.next();
                         }
                     }
-                }
-                if lits.len() > 1 {
-                    out[start..].sort_unstable();
-                    let mut v = out.split_off(start);
-                    v.dedup();
-                    out.extend(v);
+                    if last != Some(cut) {
+                        f(base + cut);
+                        last = Some(cut);
+                    }
                 }
             }
             Sep::Regex(re) => {
@@ -219,7 +238,7 @@ impl Sep {
                         m.end()
                     };
                     if cut > 0 && cut < bytes.len() {
-                        out.push(base + cut);
+                        f(base + cut);
                     }
                 }
             }
@@ -228,13 +247,15 @@ impl Sep {
                 for (i, c) in slice.char_indices() {
                     let space = c.is_whitespace();
                     if in_space && !space {
-                        out.push(base + i);
+                        f(base + i);
                     }
                     in_space = space;
                 }
             }
             Sep::Grapheme => {
-                out.extend(slice.grapheme_indices(true).skip(1).map(|(i, _)| base + i));
+                for (i, _) in slice.grapheme_indices(true).skip(1) {
+                    f(base + i);
+                }
             }
         }
     }
@@ -268,34 +289,32 @@ struct Splitter<'a, 't> {
 }
 
 impl Splitter<'_, '_> {
+    /// Cut `range` at the first level from `level` on that cuts it at all and
+    /// pack the pieces as they are found: the pieces are never all held at
+    /// once (a text with no other separator has one piece per grapheme).
     fn split(&self, range: Range<usize>, level: usize, out: &mut Vec<Range<usize>>) {
-        // Find the first level from `level` on that cuts this range at all.
-        let mut cuts = Vec::new();
-        let mut level = level;
-        while level < self.seps.0.len() {
-            self.seps.0[level].cut_points(self.text, range.clone(), &mut cuts);
-            if !cuts.is_empty() {
-                break;
+        for level in level..self.seps.0.len() {
+            let mut packer: Option<Packer> = None;
+            let mut prev = range.start;
+            let mut oversize = |piece: Range<usize>, out: &mut Vec<Range<usize>>| self.split(piece, level + 1, out);
+            self.seps.0[level].for_each_cut(self.text, range.clone(), &mut |cut| {
+                debug_assert!(cut >= prev, "cuts come in order");
+                let packer = packer.get_or_insert_with(|| Packer::new(self.text, self.index, self.size, self.overlap));
+                if cut > prev {
+                    packer.push(prev..cut, out, &mut oversize);
+                }
+                prev = cut;
+            });
+            if let Some(mut packer) = packer {
+                if range.end > prev {
+                    packer.push(prev..range.end, out, &mut oversize);
+                }
+                packer.finish(out);
+                return;
             }
-            level += 1;
         }
-        if cuts.is_empty() {
-            // A single grapheme over the limit: it cannot be cut further.
-            push_trimmed(self.text, range, out);
-            return;
-        }
-        let mut bounds = Vec::with_capacity(cuts.len() + 2);
-        bounds.push(range.start);
-        bounds.extend(cuts);
-        bounds.push(range.end);
-        let pieces: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).filter(|r| !r.is_empty()).collect();
-        self.merge(&pieces, level, out);
-    }
-
-    fn merge(&self, pieces: &[Range<usize>], level: usize, out: &mut Vec<Range<usize>>) {
-        pack(self.text, self.index, pieces, self.size, self.overlap, out, &mut |piece, out| {
-            self.split(piece, level + 1, out)
-        });
+        // A single grapheme over the limit: it cannot be cut further.
+        push_trimmed(self.text, range, out);
     }
 }
 
@@ -315,39 +334,74 @@ pub fn pack(
     out: &mut Vec<Range<usize>>,
     oversize: &mut OversizeHandler,
 ) {
-    // Chunks are emitted without surrounding whitespace, so measure them that way.
-    let size_of = |a: usize, b: usize| index.size(trim_range(text, pieces[a].start..pieces[b].end));
-    // Most checks are settled by a bound that needs no counting (a range of
-    // n bytes holds at most n chars): the hot loop of the recursive splitter.
-    let within = |a: usize, b: usize, limit: usize| {
-        index.at_most(pieces[a].start..pieces[b].end) <= limit || size_of(a, b) <= limit
-    };
-    let mut first: Option<usize> = None; // first piece of the open chunk
-    for (j, piece) in pieces.iter().enumerate() {
-        if !within(j, j, size) {
-            if let Some(f) = first.take() {
-                push_trimmed(text, pieces[f].start..pieces[j - 1].end, out);
-            }
-            oversize(piece.clone(), out);
-            continue;
+    let mut packer = Packer::new(text, index, size, overlap);
+    for piece in pieces {
+        packer.push(piece.clone(), out, oversize);
+    }
+    packer.finish(out);
+}
+
+/// [`pack`], fed one piece at a time: it holds only the pieces of the open
+/// chunk.
+pub struct Packer<'a, 't> {
+    text: &'a str,
+    index: &'a SizeIndex<'t>,
+    size: usize,
+    overlap: usize,
+    /// The pieces of the open chunk, in order.
+    open: Window<Range<usize>>,
+}
+
+impl<'a, 't> Packer<'a, 't> {
+    pub fn new(text: &'a str, index: &'a SizeIndex<'t>, size: usize, overlap: usize) -> Self {
+        Packer { text, index, size, overlap, open: Window::new() }
+    }
+
+    /// Does `text[start..end]`, without surrounding whitespace (chunks are
+    /// emitted that way), measure at most `limit`? Most checks are settled by
+    /// a bound that needs no counting (a range of n bytes holds at most n
+    /// chars): the hot loop of the recursive splitter.
+    fn within(&self, start: usize, end: usize, limit: usize) -> bool {
+        self.index.at_most(start..end) <= limit || self.index.size(trim_range(self.text, start..end)) <= limit
+    }
+
+    pub fn push(&mut self, piece: Range<usize>, out: &mut Vec<Range<usize>>, oversize: &mut OversizeHandler) {
+        if !self.within(piece.start, piece.end, self.size) {
+            self.close(out);
+            oversize(piece, out);
+            return;
         }
-        let Some(f) = first else {
-            first = Some(j);
-            continue;
+        let Some(first) = self.open.as_slice().first() else {
+            self.open.push(piece);
+            return;
         };
-        if within(f, j, size) {
-            continue;
+        if self.within(first.start, piece.end, self.size) {
+            self.open.push(piece);
+            return;
         }
-        push_trimmed(text, pieces[f].start..pieces[j - 1].end, out);
+        let open = self.open.as_slice();
+        let last_end = open[open.len() - 1].end;
+        push_trimmed(self.text, first.start..last_end, out);
         // Keep trailing pieces of the chunk just emitted as overlap.
-        let mut g = f + 1;
-        while g < j && (!within(g, j - 1, overlap) || !within(g, j, size)) {
+        let mut g = 1;
+        while g < open.len() && (!self.within(open[g].start, last_end, self.overlap) || !self.within(open[g].start, piece.end, self.size)) {
             g += 1;
         }
-        first = Some(g);
+        self.open.drop_front(g);
+        self.open.push(piece);
     }
-    if let Some(f) = first {
-        push_trimmed(text, pieces[f].start..pieces[pieces.len() - 1].end, out);
+
+    /// Emit the open chunk, if any.
+    fn close(&mut self, out: &mut Vec<Range<usize>>) {
+        let open = self.open.as_slice();
+        if let (Some(first), Some(last)) = (open.first(), open.last()) {
+            push_trimmed(self.text, first.start..last.end, out);
+        }
+        self.open.clear();
+    }
+
+    pub fn finish(mut self, out: &mut Vec<Range<usize>>) {
+        self.close(out);
     }
 }
 

@@ -8,7 +8,10 @@
 use super::{bytes_eq, py_strip, py_strip_range, LenFn, Raw};
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide};
 use crate::error::{Error, Result};
+use crate::strategy::{regex_size_limit, regex_too_big, Window};
 use memchr::memmem;
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// LangChain's `keep_separator`: `True` behaves as `"start"`.
@@ -34,7 +37,7 @@ enum Matcher {
     /// `""`: `list(text)`.
     Empty,
     Literal(memmem::Finder<'static>),
-    Regex { re: fancy_regex::Regex, groups: bool },
+    Regex(BudgetedRegex),
 }
 
 /// One separator: the raw string LangChain joins with, and how it matches.
@@ -44,14 +47,15 @@ pub struct Sep {
 }
 
 impl Sep {
-    pub fn new(raw: &str, is_regex: bool) -> Result<Sep> {
+    /// `regex_count` is how many regex separators this run compiles: they
+    /// share one compiled-size allowance (see [`crate::strategy::REGEX_SIZE_TOTAL`]). A regex
+    /// may backtrack in proportion to `text_len`, the document's length (see
+    /// [`Budget`]).
+    pub fn new(raw: &str, is_regex: bool, regex_count: usize, text_len: usize) -> Result<Sep> {
         let matcher = if raw.is_empty() {
             Matcher::Empty
         } else if is_regex {
-            let re = fancy_regex::Regex::new(raw)
-                .map_err(|e| Error::config(format!("separator regex '{raw}' does not compile: {e}")))?;
-            let groups = re.captures_len() > 1;
-            Matcher::Regex { re, groups }
+            Matcher::Regex(BudgetedRegex::new(raw, regex_count, text_len)?)
         } else {
             Matcher::Literal(memmem::Finder::new(raw.as_bytes()).into_owned())
         };
@@ -63,38 +67,47 @@ impl Sep {
         Ok(match &self.matcher {
             Matcher::Empty => true,
             Matcher::Literal(f) => f.find(s.as_bytes()).is_some(),
-            Matcher::Regex { re, .. } => re.is_match(s).map_err(regex_error)?,
+            Matcher::Regex(re) => re.run(|r| r.is_match(s))?,
         })
     }
 
-    /// Python `re.split` match positions in `s` (relative), plus, for a
-    /// pattern with capture groups, the spans of the groups that matched.
-    fn matches(&self, s: &str, found: &mut Vec<(usize, usize)>, groups: &mut Vec<Vec<Range<usize>>>) -> Result<()> {
+    /// Python `re.split` match positions in `s` (relative), in order, each
+    /// with the spans of the capture groups that matched (for a pattern with
+    /// groups).
+    fn for_each_match(
+        &self,
+        s: &str,
+        f: &mut dyn FnMut((usize, usize), &[Range<usize>]) -> Result<()>,
+    ) -> Result<()> {
         match &self.matcher {
             Matcher::Empty => {}
-            Matcher::Literal(f) => {
-                let n = f.needle().len();
-                found.extend(f.find_iter(s.as_bytes()).map(|at| (at, at + n)));
+            Matcher::Literal(finder) => {
+                let n = finder.needle().len();
+                for at in finder.find_iter(s.as_bytes()) {
+                    f((at, at + n), &[])?;
+                }
             }
-            Matcher::Regex { re, groups: has_groups } => {
+            Matcher::Regex(re) => {
                 // CPython's split loop: search from the end of the last match;
                 // after an empty match the next one must not be empty at the
                 // same place (an empty match right after a non-empty one is
                 // allowed, unlike Rust's iterators).
+                let has_groups = re.groups;
+                let mut groups: Vec<Range<usize>> = Vec::new();
                 let mut pos = 0;
                 let mut must_advance = false;
                 while pos <= s.len() {
                     let mut at = pos;
                     let m = loop {
-                        let caps = if *has_groups {
-                            re.captures_from_pos(s, at).map_err(regex_error)?
+                        groups.clear();
+                        let m = if has_groups {
+                            re.run(|r| r.captures_from_pos(s, at))?.and_then(|c| {
+                                let m = c.get(0).map(|m| (m.start(), m.end()));
+                                groups.extend((1..c.len()).filter_map(|i| c.get(i)).map(|g| g.start()..g.end()));
+                                m
+                            })
                         } else {
-                            None
-                        };
-                        let m = match &caps {
-                            Some(c) => c.get(0).map(|m| (m.start(), m.end())),
-                            None if *has_groups => None,
-                            None => re.find_from_pos(s, at).map_err(regex_error)?.map(|m| (m.start(), m.end())),
+                            re.run(|r| r.find_from_pos(s, at))?.map(|m| (m.start(), m.end()))
                         };
                         match m {
                             Some((a, b)) if must_advance && a == pos && b == pos => {
@@ -103,19 +116,11 @@ impl Sep {
                                 }
                                 at += s[at..].chars().next().map_or(1, char::len_utf8);
                             }
-                            Some(m) => {
-                                if let Some(c) = caps {
-                                    groups.push(
-                                        (1..c.len()).filter_map(|i| c.get(i)).map(|g| g.start()..g.end()).collect(),
-                                    );
-                                }
-                                break Some(m);
-                            }
-                            None => break None,
+                            other => break other,
                         }
                     };
                     let Some((a, b)) = m else { break };
-                    found.push((a, b));
+                    f((a, b), &groups)?;
                     must_advance = a == b;
                     pos = b;
                 }
@@ -125,21 +130,154 @@ impl Sep {
     }
 
     fn has_groups(&self) -> bool {
-        matches!(self.matcher, Matcher::Regex { groups: true, .. })
+        matches!(&self.matcher, Matcher::Regex(re) if re.groups)
     }
 }
 
-fn regex_error(e: fancy_regex::Error) -> Error {
-    Error::input(format!("separator regex failed on this text: {e}"))
+/// Backtracking steps fancy-regex may take for each separator in one chunking
+/// run: `BUDGET_PER_BYTE` per byte of the document plus `BUDGET_BASE`.
+/// fancy-regex's own `backtrack_limit` bounds one search only, and a split
+/// runs one search per match: a pattern that backtracks exponentially on each
+/// line (`(?:a+)+(?=c)`) stays under that limit on every line while the whole
+/// split takes minutes. Patterns without lookaround or backreferences never
+/// backtrack (fancy-regex hands them to the linear-time `regex` crate) and
+/// only pay the first, smallest step allowance per search. Legitimate
+/// lookaround separators take 1 to 4 per byte on the corpus; the most a
+/// cheap pattern can be charged is 2 searches per character at the first
+/// limit (`(?=a)` on "aaaa…": 16 per byte).
+const BUDGET_PER_BYTE: u64 = 64;
+const BUDGET_BASE: u64 = 4 << 20;
+
+/// Backtracking allowance of one search: `FIRST_LIMIT · 4^level`.
+const FIRST_LIMIT: u64 = 8;
+const MAX_LEVEL: usize = 24;
+
+/// What is left of a separator's backtracking budget for one chunking run.
+/// Deterministic: the same text and settings always stop at the same place,
+/// whatever the machine's speed.
+struct Budget {
+    left: Cell<u64>,
 }
 
-/// `_split_text_with_regex(text[seg], separator, keep_separator)`: non-empty
-/// splits as absolute byte ranges.
-pub fn split_with_regex(text: &str, seg: Range<usize>, sep: &Sep, keep: Keep, out: &mut Vec<Range<usize>>) -> Result<()> {
+impl Budget {
+    fn for_len(text_len: usize) -> Budget {
+        Budget { left: Cell::new(BUDGET_BASE.saturating_add(BUDGET_PER_BYTE.saturating_mul(text_len as u64))) }
+    }
+
+    /// Take `steps` from the budget, or say there is not that much left.
+    fn take(&self, steps: u64) -> bool {
+        let left = self.left.get();
+        self.left.set(left.saturating_sub(steps));
+        left >= steps
+    }
+}
+
+/// A fancy-regex separator run under a [`Budget`]. fancy-regex reports only
+/// whether a search stayed within its backtrack limit, not how many steps it
+/// took, so each search first runs with a small limit and is retried with four
+/// times the limit until it succeeds; every attempt is charged its whole
+/// limit, so the steps charged are at least the steps taken (and at most
+/// about five times as many). The next search starts one level lower than
+/// the last successful one. A limit is compiled into the regex, so each level
+/// has its own copy, compiled when first needed.
+struct BudgetedRegex {
+    raw: String,
+    size_limit: usize,
+    regex_count: usize,
+    levels: Vec<OnceCell<fancy_regex::Regex>>,
+    start: Cell<usize>,
+    budget: Budget,
+    groups: bool,
+}
+
+impl BudgetedRegex {
+    fn new(raw: &str, regex_count: usize, text_len: usize) -> Result<Self> {
+        let re = BudgetedRegex {
+            raw: raw.to_string(),
+            size_limit: regex_size_limit(regex_count),
+            regex_count,
+            levels: (0..=MAX_LEVEL).map(|_| OnceCell::new()).collect(),
+            start: Cell::new(0),
+            budget: Budget::for_len(text_len),
+            groups: false,
+        };
+        let groups = re.level(0)?.captures_len() > 1;
+        Ok(BudgetedRegex { groups, ..re })
+    }
+
+    fn limit(level: usize) -> u64 {
+        FIRST_LIMIT << (2 * level)
+    }
+
+    fn level(&self, level: usize) -> Result<&fancy_regex::Regex> {
+        if let Some(re) = self.levels[level].get() {
+            return Ok(re);
+        }
+        let re = fancy_regex::RegexBuilder::new(&self.raw)
+            .backtrack_limit(Self::limit(level) as usize)
+            .delegate_size_limit(self.size_limit)
+            .delegate_dfa_size_limit(self.size_limit)
+            .build()
+            .map_err(|e| match e {
+                fancy_regex::Error::CompileError(fancy_regex::CompileError::InnerError(e)) if e.size_limit().is_some() => {
+                    regex_too_big(&self.raw, self.size_limit, self.regex_count)
+                }
+                e => Error::config(format!(
+                    "separator regex '{}' does not compile: {}",
+                    self.raw,
+                    e.to_string().replace('\n', " ")
+                )),
+            })?;
+        Ok(self.levels[level].get_or_init(|| re))
+    }
+
+    /// `search` under the budget.
+    fn run<T>(
+        &self,
+        search: impl Fn(&fancy_regex::Regex) -> std::result::Result<T, fancy_regex::Error>,
+    ) -> Result<T> {
+        let mut level = self.start.get();
+        loop {
+            if level > MAX_LEVEL || !self.budget.take(Self::limit(level)) {
+                return Err(Error::input(format!(
+                    "separator regex '{}' needs too much backtracking on this text: simplify it (avoid nested \
+                     quantifiers like (a+)+ and lookarounds after repeated groups) or use a plain separator",
+                    self.raw
+                )));
+            }
+            match search(self.level(level)?) {
+                Ok(found) => {
+                    self.start.set(level.saturating_sub(1));
+                    return Ok(found);
+                }
+                Err(fancy_regex::Error::RuntimeError(fancy_regex::RuntimeError::BacktrackLimitExceeded)) => level += 1,
+                Err(e) => return Err(regex_error(&self.raw, e)),
+            }
+        }
+    }
+}
+
+fn regex_error(raw: &str, e: fancy_regex::Error) -> Error {
+    Error::input(format!("separator regex '{raw}' failed on this text: {e}: simplify it"))
+}
+
+/// `_split_text_with_regex(text[seg], separator, keep_separator)`: the
+/// non-empty splits as absolute byte ranges, handed to `emit` in order (never
+/// all held at once: a text with no other separator is split into one piece
+/// per character).
+pub fn split_with_regex(
+    text: &str,
+    seg: Range<usize>,
+    sep: &Sep,
+    keep: Keep,
+    emit: &mut dyn FnMut(Range<usize>) -> Result<()>,
+) -> Result<()> {
     let s = &text[seg.clone()];
     let base = seg.start;
     if let Matcher::Empty = sep.matcher {
-        out.extend(s.char_indices().map(|(i, c)| base + i..base + i + c.len_utf8()));
+        for (i, c) in s.char_indices() {
+            emit(base + i..base + i + c.len_utf8())?;
+        }
         return Ok(());
     }
     if keep != Keep::No && sep.has_groups() {
@@ -149,46 +287,36 @@ pub fn split_with_regex(text: &str, seg: Range<usize>, sep: &Sep, keep: Keep, ou
             sep.raw
         )));
     }
-    let mut found = Vec::new();
-    let mut groups = Vec::new();
-    sep.matches(s, &mut found, &mut groups)?;
     let mut push = |r: Range<usize>| {
         if r.start < r.end {
-            out.push(base + r.start..base + r.end);
+            emit(base + r.start..base + r.end)
+        } else {
+            Ok(())
         }
     };
-    match keep {
-        Keep::No => {
-            let mut prev = 0;
-            for (i, &(a, b)) in found.iter().enumerate() {
-                push(prev..a);
-                if let Some(g) = groups.get(i) {
-                    for r in g {
-                        push(r.clone());
-                    }
+    // The start of the next split: after the last match (No, End) or at it (Start).
+    let mut prev = 0;
+    sep.for_each_match(s, &mut |(a, b), groups| {
+        match keep {
+            Keep::No => {
+                push(prev..a)?;
+                for g in groups {
+                    push(g.clone())?;
                 }
                 prev = b;
             }
-            push(prev..s.len());
-        }
-        Keep::Start => {
-            let first = found.first().map_or(s.len(), |m| m.0);
-            push(0..first);
-            for (i, &(a, _)) in found.iter().enumerate() {
-                let end = found.get(i + 1).map_or(s.len(), |m| m.0);
-                push(a..end);
+            Keep::Start => {
+                push(prev..a)?;
+                prev = a;
             }
-        }
-        Keep::End => {
-            let mut prev = 0;
-            for &(_, b) in &found {
-                push(prev..b);
+            Keep::End => {
+                push(prev..b)?;
                 prev = b;
             }
-            push(prev..s.len());
         }
-    }
-    Ok(())
+        Ok(())
+    })?;
+    push(prev..s.len())
 }
 
 /// Settings `_merge_splits` needs.
@@ -199,37 +327,57 @@ struct Merge<'a> {
     strip: bool,
 }
 
-impl Merge<'_> {
-    /// `_merge_splits(splits, separator)` with `lens[i] = length_function(splits[i])`.
-    fn merge(&self, splits: &[Range<usize>], lens: &[usize], sep: &str, sep_len: usize, out: &mut Vec<Raw>) {
-        let (size, overlap) = (self.size as i64, self.overlap as i64);
-        let sep_len = sep_len as i64;
-        let mut lo = 0usize;
-        let mut total: i64 = 0;
-        for hi in 0..splits.len() {
-            let len = lens[hi] as i64;
-            let sep_if = |n: usize| if n > 0 { sep_len } else { 0 };
-            if total + len + sep_if(hi - lo) > size {
-                // (LangChain logs a warning here when total > chunk_size.)
-                if hi > lo {
-                    self.join(&splits[lo..hi], sep, out);
-                    while lo < hi && (total > overlap || (total + len + sep_if(hi - lo) > size && total > 0)) {
-                        total -= lens[lo] as i64 + if hi - lo > 1 { sep_len } else { 0 };
-                        lo += 1;
-                    }
-                }
-            }
-            total += len + if hi + 1 - lo > 1 { sep_len } else { 0 };
-        }
-        self.join(&splits[lo..], sep, out);
+/// `_merge_splits(splits, separator)`, fed one split at a time (with its
+/// `length_function` value): it keeps only the window of splits that may
+/// still end up in a chunk.
+struct Merger<'m, 'a> {
+    m: &'m Merge<'a>,
+    sep: &'m str,
+    sep_len: i64,
+    window: Window<(Range<usize>, usize)>,
+    total: i64,
+}
+
+impl<'m, 'a> Merger<'m, 'a> {
+    fn new(m: &'m Merge<'a>, sep: &'m str, sep_len: usize) -> Self {
+        Merger { m, sep, sep_len: sep_len as i64, window: Window::new(), total: 0 }
     }
 
+    fn push(&mut self, split: Range<usize>, len: usize, out: &mut Vec<Raw>) {
+        let (size, overlap) = (self.m.size as i64, self.m.overlap as i64);
+        let sep_len = self.sep_len;
+        let sep_if = |n: usize| if n > 0 { sep_len } else { 0 };
+        let len = len as i64;
+        if self.total + len + sep_if(self.window.len()) > size && self.window.len() > 0 {
+            // (LangChain logs a warning here when total > chunk_size.)
+            self.m.join(self.window.as_slice(), self.sep, out);
+            while self.window.len() > 0
+                && (self.total > overlap || (self.total + len + sep_if(self.window.len()) > size && self.total > 0))
+            {
+                let first_sep = if self.window.len() > 1 { sep_len } else { 0 };
+                self.total -= self.window.as_slice()[0].1 as i64 + first_sep;
+                self.window.drop_front(1);
+            }
+        }
+        self.total += len + sep_if(self.window.len());
+        self.window.push((split, len as usize));
+    }
+
+    /// The last chunk; the merger is then empty, as new.
+    fn finish(&mut self, out: &mut Vec<Raw>) {
+        self.m.join(self.window.as_slice(), self.sep, out);
+        self.window.clear();
+        self.total = 0;
+    }
+}
+
+impl Merge<'_> {
     /// `_join_docs`: `separator.join(docs)`, stripped, dropped when empty.
-    fn join(&self, docs: &[Range<usize>], sep: &str, out: &mut Vec<Raw>) {
+    fn join(&self, docs: &[(Range<usize>, usize)], sep: &str, out: &mut Vec<Raw>) {
         let (Some(first), Some(last)) = (docs.first(), docs.last()) else { return };
         let text = self.text;
-        let span = first.start..last.end;
-        let verbatim = docs.windows(2).all(|w| bytes_eq(&text.as_bytes()[w[0].end..w[1].start], sep.as_bytes()));
+        let span = first.0.start..last.0.end;
+        let verbatim = docs.windows(2).all(|w| bytes_eq(&text.as_bytes()[w[0].0.end..w[1].0.start], sep.as_bytes()));
         if verbatim {
             let r = if self.strip { py_strip_range(text, span) } else { span };
             if !r.is_empty() {
@@ -242,7 +390,7 @@ impl Merge<'_> {
             if i > 0 {
                 joined.push_str(sep);
             }
-            joined.push_str(&text[d.clone()]);
+            joined.push_str(&text[d.0.clone()]);
         }
         let natural = if self.strip { py_strip_range(text, span) } else { span };
         if self.strip {
@@ -257,26 +405,56 @@ impl Merge<'_> {
     }
 }
 
-fn measure(text: &str, splits: &[Range<usize>], len: &LenFn, lens: &mut Vec<usize>) {
-    lens.clear();
-    lens.extend(splits.iter().map(|r| len.len(&text[r.clone()])));
+/// `length_function(split)`, remembering the lengths of single characters
+/// (the `""` separator measures every character of a text on its own).
+struct Measure<'a> {
+    text: &'a str,
+    len: &'a LenFn<'a>,
+    chars: RefCell<HashMap<char, usize>>,
+}
+
+impl<'a> Measure<'a> {
+    fn new(text: &'a str, len: &'a LenFn<'a>) -> Self {
+        Measure { text, len, chars: RefCell::new(HashMap::new()) }
+    }
+
+    fn of(&self, r: Range<usize>) -> usize {
+        let s = &self.text[r];
+        if let LenFn::Chars = self.len {
+            return self.len.len(s);
+        }
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => *self.chars.borrow_mut().entry(c).or_insert_with(|| self.len.len(s)),
+            _ => self.len.len(s),
+        }
+    }
+}
+
+/// The separator regexes of a run and the compiled-size share of each.
+fn regex_count(is_regex: bool, raws: &[&str]) -> usize {
+    if is_regex { raws.iter().filter(|r| !r.is_empty()).count() } else { 0 }
 }
 
 /// `CharacterTextSplitter.split_text`.
 pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Raw>> {
     let lc = &cfg.langchain;
     let keep = Keep::from_config(lc.keep_separator, false);
-    let sep = Sep::new(&lc.separator, lc.is_separator_regex)?;
-    let mut splits = Vec::new();
-    split_with_regex(text, 0..text.len(), &sep, keep, &mut splits)?;
+    let count = regex_count(lc.is_separator_regex, &[&lc.separator]);
+    let sep = Sep::new(&lc.separator, lc.is_separator_regex, count, text.len())?;
     let lookaround = lc.is_separator_regex
         && ["(?=", "(?<!", "(?<=", "(?!"].iter().any(|p| lc.separator.starts_with(p));
     let merge_sep = if keep != Keep::No || lookaround { "" } else { lc.separator.as_str() };
-    let mut lens = Vec::new();
-    measure(text, &splits, len, &mut lens);
     let m = Merge { text, size: cfg.size, overlap: cfg.overlap, strip: lc.strip_whitespace };
+    let mut merger = Merger::new(&m, merge_sep, len.len(merge_sep));
+    let measure = Measure::new(text, len);
     let mut out = Vec::new();
-    m.merge(&splits, &lens, merge_sep, len.len(merge_sep), &mut out);
+    split_with_regex(text, 0..text.len(), &sep, keep, &mut |r| {
+        let n = measure.of(r.clone());
+        merger.push(r, n, &mut out);
+        Ok(())
+    })?;
+    merger.finish(&mut out);
     Ok(out)
 }
 
@@ -291,7 +469,8 @@ pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Raw>>
         Some(s) if !s.is_empty() => s.iter().map(String::as_str).collect(),
         _ => DEFAULT_SEPARATORS.to_vec(),
     };
-    let seps = raws.iter().map(|s| Sep::new(s, lc.is_separator_regex)).collect::<Result<Vec<_>>>()?;
+    let count = regex_count(lc.is_separator_regex, &raws);
+    let seps = raws.iter().map(|s| Sep::new(s, lc.is_separator_regex, count, text.len())).collect::<Result<Vec<_>>>()?;
     let sep_lens: Vec<usize> = seps.iter().map(|s| len.len(&s.raw)).collect();
     let rec = Recursive {
         merge: Merge { text, size: cfg.size, overlap: cfg.overlap, strip: lc.strip_whitespace },
@@ -299,6 +478,7 @@ pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Raw>>
         sep_lens: &sep_lens,
         keep: Keep::from_config(lc.keep_separator, true),
         len,
+        measure: Measure::new(text, len),
     };
     let mut out = Vec::new();
     rec.split(0..text.len(), 0, &mut out)?;
@@ -311,6 +491,7 @@ struct Recursive<'a> {
     sep_lens: &'a [usize],
     keep: Keep,
     len: &'a LenFn<'a>,
+    measure: Measure<'a>,
 }
 
 impl Recursive<'_> {
@@ -334,32 +515,28 @@ impl Recursive<'_> {
             }
         }
         let sep = &self.seps[chosen];
-        let mut splits = Vec::new();
-        split_with_regex(text, seg, sep, self.keep, &mut splits)?;
-        let mut lens = Vec::new();
-        measure(text, &splits, self.len, &mut lens);
         let (merge_sep, merge_sep_len) =
             if self.keep != Keep::No { ("", 0) } else { (sep.raw.as_str(), self.sep_lens[chosen]) };
         let merge_sep_len = if merge_sep.is_empty() { self.len.len("") } else { merge_sep_len };
         let size = self.merge.size;
-        let mut good = 0;
-        for i in 0..splits.len() {
-            if lens[i] < size {
-                continue;
+        // Splits shorter than the size are merged; a longer one closes the
+        // merge so far and is split with the next separators.
+        let mut merger = Merger::new(&self.merge, merge_sep, merge_sep_len);
+        split_with_regex(text, seg, sep, self.keep, &mut |r| {
+            let n = self.measure.of(r.clone());
+            if n < size {
+                merger.push(r, n, out);
+                return Ok(());
             }
-            if good < i {
-                self.merge.merge(&splits[good..i], &lens[good..i], merge_sep, merge_sep_len, out);
-            }
+            merger.finish(out);
             match next {
                 // Appended as is: not stripped.
-                None => out.push(Raw::slice(splits[i].clone())),
-                Some(n) => self.split(splits[i].clone(), n, out)?,
+                None => out.push(Raw::slice(r)),
+                Some(n) => self.split(r, n, out)?,
             }
-            good = i + 1;
-        }
-        if good < splits.len() {
-            self.merge.merge(&splits[good..], &lens[good..], merge_sep, merge_sep_len, out);
-        }
+            Ok(())
+        })?;
+        merger.finish(out);
         Ok(())
     }
 }
