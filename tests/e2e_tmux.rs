@@ -1,6 +1,11 @@
 //! End to end: the real binary in a real terminal (tmux). Change the size
 //! with keys, edit the file from outside and see the reload, export the
-//! config, and check that `chunktui chunk --config` agrees with the screen.
+//! config, and check that `chunktui chunk --config` agrees with the screen;
+//! shrink the file under the workbench again and again; kill it with
+//! SIGTERM, SIGHUP and SIGINT and find the terminal as it was.
+//!
+//! These tests fail (they do not skip) when tmux is missing: a skipped
+//! end-to-end test reads as a pass. `scripts/test.sh` installs tmux.
 
 use regex::Regex;
 use std::path::{Path, PathBuf};
@@ -20,6 +25,10 @@ impl Tmux {
     }
     fn screen(&self) -> String {
         self.run(&["capture-pane", "-p", "-t", "e2e"])
+    }
+    /// A tmux format variable of the pane, e.g. `#{alternate_on}`.
+    fn pane_var(&self, var: &str) -> String {
+        self.run(&["display-message", "-p", "-t", "e2e", var]).trim().to_string()
     }
     fn keys(&self, keys: &[&str]) {
         for k in keys {
@@ -48,13 +57,18 @@ impl Drop for Tmux {
     }
 }
 
+fn require_tmux() {
+    let ok = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    assert!(ok, "tmux is not installed: the end-to-end tests need it (apt-get install -y tmux, or run scripts/test.sh)");
+}
+
 /// The chunk count in the header, once chunking has settled.
 fn settled_count(screen: &str) -> Option<usize> {
     let header = screen.lines().next()?;
     if header.contains("chunking") {
         return None;
     }
-    Regex::new(r"(\d+) chunks").unwrap().captures(header)?[1].parse().ok()
+    Regex::new(r"(\d+) chunks?\b").unwrap().captures(header)?[1].parse().ok()
 }
 
 fn sample_text() -> String {
@@ -66,10 +80,7 @@ fn sample_text() -> String {
 
 #[test]
 fn workbench_in_tmux_resizes_reloads_exports_and_agrees_with_the_cli() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux not installed: skipping the end-to-end test");
-        return;
-    }
+    require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let doc: PathBuf = dir.path().join("guide.md");
     std::fs::write(&doc, sample_text()).unwrap();
@@ -126,10 +137,7 @@ fn workbench_in_tmux_resizes_reloads_exports_and_agrees_with_the_cli() {
 
 #[test]
 fn semantic_in_tmux_embeds_in_the_background_then_recuts_from_the_chart() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux not installed: skipping the end-to-end test");
-        return;
-    }
+    require_tmux();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let model = root.join("../shared/models/me5-small-q4");
     assert!(model.join("model.onnx").is_file(), "test model missing at {}", model.display());
@@ -162,4 +170,138 @@ fn semantic_in_tmux_embeds_in_the_background_then_recuts_from_the_chart() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), shown, "CLI chunk count vs the workbench's");
     tmux.keys(&["q"]);
+}
+
+/// A long Markdown file: hundreds of chunks, CJK and emoji included.
+fn long_markdown() -> String {
+    (0..300)
+        .map(|i| format!("## Section {i}\n\nProse for section {i}, long enough to fill a chunk or two. 中文句子{i}。😀\n\n"))
+        .collect()
+}
+
+fn short_file(marker: &str) -> String {
+    format!("# {marker}\nline two\nline three\n")
+}
+
+/// Write as editors do: in place (truncate, write), or a temp file renamed over.
+fn write_doc(doc: &Path, text: &str, by_rename: bool) {
+    if by_rename {
+        let tmp = doc.with_extension("md.tmp");
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, doc).unwrap();
+    } else {
+        std::fs::write(doc, text).unwrap();
+    }
+}
+
+#[test]
+fn workbench_survives_a_file_shrinking_under_it_again_and_again() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("long.md");
+    std::fs::write(&doc, long_markdown()).unwrap();
+    let tmux = Tmux { socket: format!("chunktui-e2e-shrink-{}", std::process::id()) };
+    // The shell line after the workbench tells a crash (exit 101) from a run.
+    let cmd = format!("{BIN} {} --size 200 --overlap 40; echo EXIT=$?; sleep 60", doc.display());
+    tmux.run(&["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "35", &cmd]);
+    let alive = |what: &str, ok: &dyn Fn(&str) -> bool| {
+        let s = tmux.wait_for(what, |s| s.contains("EXIT=") || ok(s));
+        assert!(!s.contains("EXIT="), "the workbench exited while waiting for {what}:\n{s}");
+        s
+    };
+    alive("first chunks", &|s| settled_count(s).is_some_and(|n| n > 50));
+
+    for round in 0..6 {
+        // Scroll to the end and select a late chunk: its range lies far past
+        // the end of the short file.
+        tmux.keys(&["End", "n", "n"]);
+        let marker = format!("Short file {round}");
+        write_doc(&doc, &short_file(&marker), round % 2 == 1);
+        let s = alive(&marker, &|s| s.contains(&marker) && settled_count(s).is_some());
+        assert!(s.contains("line three"), "the new text is shown:\n{s}");
+        assert!(!s.contains("Section"), "the long text is gone from the screen:\n{s}");
+        assert!(settled_count(&s).unwrap() <= 3, "chunks of the short file only:\n{s}");
+        tmux.keys(&["j", "N", "+", "G", "-"]);
+        write_doc(&doc, &long_markdown(), round % 2 == 0);
+        alive("the long file again", &|s| s.contains("Section") && settled_count(s).is_some_and(|n| n > 50));
+    }
+
+    // A burst of saves faster than the watcher's debounce, both ways, keys between.
+    for i in 0..8 {
+        let text = if i % 2 == 0 { short_file("Burst") } else { long_markdown() };
+        write_doc(&doc, &text, i % 3 == 0);
+        tmux.keys(&["G", "n"]);
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    write_doc(&doc, &short_file("Burst end"), true);
+    let s = alive("the last save", &|s| s.contains("Burst end") && settled_count(s).is_some());
+    assert!(!s.contains("Section"), "{s}");
+
+    tmux.keys(&["q"]);
+    let s = tmux.wait_for("the workbench to quit", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "quit cleanly:\n{s}");
+}
+
+/// Pid of the workbench: the child of the pane's shell.
+fn workbench_pid(shell_pid: &str) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        // pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
+        let (head, rest) = stat.rsplit_once(')')?;
+        let ppid = rest.split_whitespace().nth(1)?;
+        (ppid == shell_pid && head.contains("(chunktui")).then(|| e.file_name().to_str()?.parse().ok())?
+    })
+}
+
+/// Start the workbench in a pane, send it `signal`, and check that the
+/// terminal is back as it was: exit status 128 + signal, normal screen with
+/// the text from before, mouse reporting off, cursor shown, echo and
+/// canonical input on (`stty -a` run in the same pane afterwards).
+fn signal_restores_the_terminal(signal: &str, signo: i32) {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("doc.md");
+    std::fs::write(&doc, long_markdown()).unwrap();
+    let tmux = Tmux { socket: format!("chunktui-e2e-sig{signal}-{}", std::process::id()) };
+    // A non-interactive shell: it leaves the terminal as the workbench left it
+    // (an interactive bash would repair it after a job killed by a signal).
+    let cmd = format!("echo BEFORE-THE-WORKBENCH; {BIN} {}; echo EXIT=$?; stty -a; sleep 60", doc.display());
+    tmux.run(&["new-session", "-d", "-s", "e2e", "-x", "150", "-y", "40", &cmd]);
+    tmux.wait_for("the workbench", |s| settled_count(s).is_some());
+    assert_eq!(tmux.pane_var("#{alternate_on}"), "1", "the workbench runs on the alternate screen");
+    let mouse = "#{mouse_standard_flag}#{mouse_button_flag}#{mouse_any_flag}#{mouse_sgr_flag}";
+    assert_ne!(tmux.pane_var(mouse), "0000", "the workbench reports the mouse");
+
+    let shell = tmux.pane_var("#{pane_pid}");
+    let pid = workbench_pid(&shell).unwrap_or_else(|| panic!("no chunktui process under the pane's shell {shell}"));
+    let killed = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().unwrap();
+    assert!(killed.success(), "kill -{signal} {pid}");
+
+    let s = tmux.wait_for("the exit status", |s| s.contains("EXIT=") && s.contains("speed"));
+    assert!(s.contains(&format!("EXIT={}", 128 + signo)), "dies of SIG{signal} after restoring:\n{s}");
+    assert!(s.contains("BEFORE-THE-WORKBENCH"), "the normal screen is back, with what was on it:\n{s}");
+    assert!(!s.contains("chunks ·"), "the workbench's screen is gone:\n{s}");
+    assert_eq!(tmux.pane_var("#{alternate_on}"), "0", "left the alternate screen");
+    assert_eq!(tmux.pane_var(mouse), "0000", "mouse reporting is off");
+    assert_eq!(tmux.pane_var("#{cursor_flag}"), "1", "the cursor is shown");
+    let joined = tmux.run(&["capture-pane", "-p", "-J", "-t", "e2e"]);
+    let stty: Vec<&str> = joined.split(|c: char| c.is_whitespace() || c == ';').collect();
+    for flag in ["echo", "icanon", "icrnl", "opost"] {
+        assert!(stty.contains(&flag) && !stty.contains(&format!("-{flag}").as_str()), "stty shows {flag} off:\n{joined}");
+    }
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    signal_restores_the_terminal("TERM", 15);
+}
+
+#[test]
+fn sighup_restores_the_terminal() {
+    signal_restores_the_terminal("HUP", 1);
+}
+
+#[test]
+fn sigint_restores_the_terminal() {
+    signal_restores_the_terminal("INT", 2);
 }

@@ -15,6 +15,7 @@ pub mod params;
 pub mod reload;
 pub mod search;
 pub mod semantic;
+pub mod signals;
 pub mod theme;
 pub mod update;
 pub mod view;
@@ -75,6 +76,8 @@ pub fn run(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool) -> Re
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         return Err(no_tty("standard output is not one".into()));
     }
+    // Hooked before the terminal changes, so a signal always finds it restorable.
+    let watch = signals::Watch::start(rt.sender());
     let mut terminal = ratatui::try_init().map_err(|e| no_tty(format!("cannot open it: {e}")))?;
     // ratatui's hook restores the screen; ours turns mouse reporting off first.
     let prev = std::panic::take_hook();
@@ -100,8 +103,11 @@ pub fn run(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool) -> Re
         })
         .map_err(|e| Error::Io(format!("cannot start the input thread: {e}")))?;
     let result = event_loop(&mut terminal, &mut model, &theme, &rt);
-    let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
-    ratatui::restore();
+    signals::restore_terminal();
+    drop(terminal);
+    if let Some(w) = watch {
+        w.finish(); // dies of the signal that ended the loop, if one did
+    }
     result
 }
 

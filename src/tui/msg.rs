@@ -43,6 +43,8 @@ pub enum Msg {
     Analyzed { pane: usize, id: u64, result: Result<Analyzed, String> },
     /// A whole langchain-semantic / late run finished on the embedding thread.
     ModelChunked { pane: usize, id: u64, rev: u64, model_id: Option<String>, result: Result<(Arc<Vec<Chunk>>, Stats), String> },
+    /// SIGTERM, SIGINT or SIGHUP arrived (this signal number): quit as `q` does.
+    Signalled(i32),
 }
 
 /// A finished analysis, as the embedding thread reports it.

@@ -90,6 +90,10 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         Msg::EmbedProgress { id, done, total, .. } => super::embed_update::progress(m, id, done, total),
         Msg::Analyzed { id, result, .. } => super::embed_update::analyzed(m, id, result),
         msg @ Msg::ModelChunked { .. } => super::embed_update::model_chunked(m, msg),
+        Msg::Signalled(_) => {
+            m.quit = true;
+            vec![]
+        }
     }
 }
 
