@@ -5,7 +5,8 @@
 //! pointing at its (replaced) target, devices and FIFOs are written in place
 //! and stay what they are, `/dev/full` is "no space left" with exit 2, a
 //! closed pipe is exit 0 without a word, and the input document is never
-//! overwritten, whatever name reaches it.
+//! overwritten, whatever name reaches it (from the workbench's export too,
+//! driven in tmux).
 //!
 //! Input: every file has a size cap and none can make chunktui read forever
 //! or block without a word: `/dev/zero` as document, stdin, config,
@@ -424,4 +425,53 @@ fn a_silent_fifo_at_a_terminal_says_what_chunktui_waits_for() {
     let out = at_terminal(&format!("printf '# T\\n\\nhello\\n' | '{BIN}' chunk -"));
     let all = String::from_utf8_lossy(&out.stdout);
     assert!(all.contains("hello") && !all.contains("waiting"), "{all}");
+}
+
+/// The workbench in tmux (it needs a terminal): `E`, the document's own path
+/// typed over the proposal, "overwrite? y", and the document stays as it was.
+#[test]
+fn workbench_export_over_the_document_is_refused() {
+    let tmux_ok = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    assert!(tmux_ok, "tmux is not installed: this test needs it (apt-get install -y tmux, or run scripts/test.sh)");
+    let d = Dir::new();
+    let socket = format!("chunktui-io-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        let out = Command::new("tmux").arg("-L").arg(&socket).args(args).output().expect("run tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    struct Kill<'a>(&'a str);
+    impl Drop for Kill<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("tmux").args(["-L", self.0, "kill-server"]).output();
+        }
+    }
+    let _kill = Kill(&socket);
+    let dir = d.0.path().display().to_string();
+    let cmd = format!("'{BIN}' doc.md; sleep 60");
+    tmux(&["new-session", "-d", "-s", "io", "-x", "200", "-y", "30", "-c", &dir, &cmd]);
+    let wait_for = |what: &str| {
+        let started = Instant::now();
+        loop {
+            let screen = tmux(&["capture-pane", "-p", "-t", "io"]);
+            if screen.contains(what) {
+                return screen;
+            }
+            assert!(started.elapsed() < DEADLINE, "timed out waiting for {what:?}; screen:\n{screen}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    wait_for("chunk · recursive");
+    tmux(&["send-keys", "-t", "io", "E"]);
+    wait_for("export chunks to:");
+    for _ in 0..40 {
+        tmux(&["send-keys", "-t", "io", "BSpace"]);
+    }
+    tmux(&["send-keys", "-t", "io", "-l", "./doc.md"]);
+    tmux(&["send-keys", "-t", "io", "Enter"]);
+    wait_for("overwrite? (y/n)");
+    tmux(&["send-keys", "-t", "io", "y"]);
+    let screen = wait_for("export failed");
+    assert!(screen.contains("document being chunked"), "{screen}");
+    assert_eq!(std::fs::read_to_string(d.path("doc.md")).unwrap(), DOC, "the export replaced the document");
+    assert_eq!(d.names(), ["doc.md"], "no temp file left");
 }
