@@ -25,7 +25,7 @@ use crate::cli::args::OpenArgs;
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::event::{self, EnableMouseCapture, Event};
 use model::Model;
 use msg::Msg;
 use ratatui::layout::Rect;
@@ -79,10 +79,11 @@ pub fn run(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool) -> Re
     // Hooked before the terminal changes, so a signal always finds it restorable.
     let watch = signals::Watch::start(rt.sender());
     let mut terminal = ratatui::try_init().map_err(|e| no_tty(format!("cannot open it: {e}")))?;
-    // ratatui's hook restores the screen; ours turns mouse reporting off first.
+    // Restore as on any exit (mouse off and cursor shown too), then ratatui's
+    // hook prints the panic on the normal screen.
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+        signals::restore_terminal();
         prev(info);
     }));
     let _ = crossterm::execute!(std::io::stdout(), EnableMouseCapture);
