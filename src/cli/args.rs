@@ -192,7 +192,7 @@ pub struct ChunkFlags {
     #[arg(long, value_name = "TYPE", global = true)]
     pub threshold_type: Option<String>,
     /// Breakpoint threshold amount (percentile and gradient: 0-100, absolute: 0-2).
-    #[arg(long, value_name = "X", global = true, allow_negative_numbers = true, value_parser = finite)]
+    #[arg(long, value_name = "X", global = true, allow_hyphen_values = true, value_parser = finite)]
     pub threshold: Option<f64>,
     /// Sentences on each side joined to each sentence before embedding.
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,

@@ -307,19 +307,7 @@ impl OnnxEmbedder {
             ));
         }
         let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
-        let outputs = session.run(inputs).map_err(|e| {
-            let why = e.to_string().replace('\n', " ");
-            if why.contains("broadcast") || why.contains("out of range") || why.contains("out of bounds") {
-                model_err(format!(
-                    "the model cannot take an input of {s} tokens ({}): lower --model-max-tokens \
-                     (semantic.max_tokens, now {}) to the model's input size",
-                    why.rsplit("Status Message: ").next().unwrap_or(&why).trim(),
-                    self.info.max_tokens
-                ))
-            } else {
-                model_err(format!("model run failed: {why}"))
-            }
-        })?;
+        let outputs = session.run(inputs).map_err(|e| self.run_error(&e.to_string(), s))?;
         let value = match outputs.get("last_hidden_state").or_else(|| outputs.get("token_embeddings")) {
             Some(v) => v,
             None => &outputs[0],
@@ -330,6 +318,27 @@ impl OnnxEmbedder {
             // Already pooled ([b, d]): treat as one "token" per row.
             2 => Ok((data.to_vec(), 1, shape[1] as usize)),
             n => Err(model_err(format!("unexpected model output rank {n}: expected [batch, seq, dim]"))),
+        }
+    }
+
+    /// A failed run as one line. Inputs longer than the model's position
+    /// table (when [`graph_positions`] could not find it) fail as a
+    /// broadcast between the table and the input: say what size works.
+    fn run_error(&self, why: &str, seq: usize) -> Error {
+        let why = why.replace('\n', " ");
+        let limit = why.split_once("Attempting to broadcast").and_then(|(_, rest)| {
+            // "... other than 1. 512 by 600"
+            let (a, b) = rest.trim().trim_end_matches('.').rsplit_once(" by ")?;
+            let a: usize = a.rsplit(' ').next()?.parse().ok()?;
+            (b.trim().parse::<usize>().ok()? == seq && a < seq).then_some(a)
+        });
+        match limit {
+            Some(max) => model_err(format!(
+                "{} takes at most {max} tokens, not {seq}: set --model-max-tokens (semantic.max_tokens) \
+                 to at most {max}",
+                self.info.model_file.display()
+            )),
+            None => model_err(format!("model run failed: {why}")),
         }
     }
 
