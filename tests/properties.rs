@@ -65,7 +65,12 @@ struct Extra {
 
 fn extra() -> impl Strategy<Value = Extra> {
     (proptest::sample::select(chunktui::strategy::recursive::PRESETS.to_vec()), 0usize..4, 0usize..3)
-        .prop_map(|(preset, max_sentences, overlap_sentences)| Extra { preset, max_sentences, overlap_sentences })
+        // A sentence overlap must stay below a sentence limit (validate refuses it otherwise).
+        .prop_map(|(preset, max_sentences, overlap_sentences)| Extra {
+            preset,
+            max_sentences,
+            overlap_sentences: if max_sentences > 0 { overlap_sentences.min(max_sentences - 1) } else { overlap_sentences },
+        })
 }
 
 fn check_all(text: &str, units: &[Unit], size: usize, overlap: usize, extra: &Extra) -> Result<(), TestCaseError> {
