@@ -280,7 +280,7 @@ fn argument_errors_are_one_line_with_the_fix() {
     let err = refused(&["chunk", &doc, "--size", "-5"], &["--size must be a whole number ≥ 1, not -5"]);
     assert!(!err.contains("-- -5"), "{err}");
     refused(&["chunk", &doc, "--size", "abc"], &["--size must be a whole number ≥ 1, not abc"]);
-    refused(&["chunk", &doc, "--size", "0"], &["--size must be a whole number ≥ 1, not 0"]);
+    refused(&["chunk", &doc, "--size", "0"], &["size must be at least 1", "set --size"]);
     refused(&["chunk", &doc, "--overlap", "-1"], &["--overlap must be a whole number ≥ 0, not -1"]);
     refused(&["chunk", &doc, "--size"], &["--size needs a value", "--size <N>", "chunktui chunk --help"]);
     refused(&["chunk", &doc, "--bogus"], &["unknown option '--bogus'", "see `chunktui chunk --help`"]);

@@ -144,7 +144,7 @@ pub struct ChunkFlags {
     #[arg(long, short = 's', value_name = "STRATEGY", global = true)]
     pub strategy: Option<String>,
     /// Largest chunk, in --unit (at most 4294967295).
-    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = whole("--size", 1))]
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = size)]
     pub size: Option<usize>,
     /// Overlap between neighbouring chunks, in --unit.
     #[arg(long, value_name = "M", global = true, allow_negative_numbers = true, value_parser = whole("--overlap", 0))]
@@ -228,6 +228,15 @@ fn whole(flag: &'static str, min: usize) -> impl Fn(&str) -> std::result::Result
             Err(_) if digits => Err(format!("{flag} {t} is too large: use at most {MAX_COUNT}")),
             _ => Err(format!("{flag} must be a whole number ≥ {min}, not {s}")),
         }
+    }
+}
+
+/// `--size`: 0 is left to [`ChunkConfig::validate`], which knows whether the
+/// strategy uses a size at all (and says "size must be at least 1" if it does).
+fn size(s: &str) -> std::result::Result<usize, String> {
+    match s.trim() {
+        "0" => Ok(0),
+        _ => whole("--size", 1)(s),
     }
 }
 
