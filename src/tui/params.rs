@@ -77,7 +77,16 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
         Action::CycleOption => cycle_option(c),
         Action::CycleMaxSentences => {
             c.sentence.max_sentences = next(&[0, 1, 3, 5, 10], c.sentence.max_sentences);
-            format!("sentence max_sentences {} (0 = size only)", c.sentence.max_sentences)
+            // A chunk of N sentences can repeat at most N-1 of them (validate
+            // refuses more), so a smaller limit pulls the overlap down with it.
+            let max = c.sentence.max_sentences;
+            if max > 0 && c.sentence.overlap_sentences >= max {
+                c.sentence.overlap_sentences = max - 1;
+            }
+            format!(
+                "sentence max_sentences {max} (0 = size only), overlap {} sentence(s)",
+                c.sentence.overlap_sentences
+            )
         }
         _ => return None,
     };
@@ -90,7 +99,12 @@ fn cycle_option(c: &mut ChunkConfig) -> String {
     use StrategyKind::*;
     match c.strategy {
         Sentence => {
-            c.sentence.overlap_sentences = (c.sentence.overlap_sentences + 1) % 4;
+            // Below max_sentences when there is one (validate refuses more).
+            let choices = match c.sentence.max_sentences {
+                0 => 4,
+                max => max.min(4),
+            };
+            c.sentence.overlap_sentences = (c.sentence.overlap_sentences + 1) % choices;
             format!("sentence overlap_sentences {}", c.sentence.overlap_sentences)
         }
         Markdown => {
@@ -112,5 +126,22 @@ fn cycle_option(c: &mut ChunkConfig) -> String {
             format!("late boundaries from {}", options[i])
         }
         other => format!("strategy {other} has no option to cycle"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every state the sentence keys reach is one `validate` accepts: the
+    /// workbench never offers settings the CLI would refuse.
+    #[test]
+    fn sentence_keys_never_reach_an_overlap_the_limit_refuses() {
+        let mut c = ChunkConfig { strategy: StrategyKind::Sentence, ..ChunkConfig::default() };
+        for step in 0..60 {
+            let action = if step % 3 == 0 { Action::CycleMaxSentences } else { Action::CycleOption };
+            apply(&mut c, action, &[]).expect("a sentence key changes the config");
+            c.validate().unwrap_or_else(|e| panic!("step {step}: {e} ({:?})", c.sentence));
+        }
     }
 }
