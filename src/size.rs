@@ -84,42 +84,49 @@ impl Tokenizer {
         self.count_now(text)
     }
 
+    /// Long strings are counted piece by piece (see [`token_segments`]).
     fn count_now(&self, text: &str) -> usize {
-        match self {
-            Tokenizer::Tiktoken { bpe, .. } => bpe.encode_ordinary(text).len(),
-            Tokenizer::HuggingFace { inner, .. } => {
-                inner.encode_fast(text, false).map(|e| e.get_ids().len()).unwrap_or(0)
-            }
-        }
+        token_segments(text)
+            .into_iter()
+            .map(|seg| {
+                let text = &text[seg];
+                match self {
+                    Tokenizer::Tiktoken { bpe, .. } => bpe.encode_ordinary(text).len(),
+                    Tokenizer::HuggingFace { inner, .. } => {
+                        inner.encode_fast(text, false).map(|e| e.get_ids().len()).unwrap_or(0)
+                    }
+                }
+            })
+            .sum()
     }
 
     /// Byte spans of every token of `text`, in order, snapped to char boundaries.
     pub fn token_spans(&self, text: &str) -> Result<Vec<(u32, u32)>> {
         let mut spans = Vec::new();
-        match self {
-            Tokenizer::Tiktoken { bpe, .. } => {
-                // Byte-level BPE is lossless: token byte lengths add up to the text.
-                let ids = bpe.encode_ordinary(text);
-                spans.reserve(ids.len());
-                let mut pos = 0usize;
-                for id in ids {
-                    let len = bpe.decode_bytes(&[id]).map(|b| b.len()).unwrap_or(0);
-                    spans.push((pos as u32, (pos + len) as u32));
-                    pos += len;
+        // One `encode` of a whole book holds every token's string and several
+        // arrays per token (hundreds of MB for a few MB of text; BPE's merge
+        // state alone is ~56 bytes per byte of one pre-token). Encoding piece
+        // by piece keeps memory small and the work in cache;
+        // tests/token_segments.rs (HuggingFace) and tests/limits.rs
+        // (tiktoken) check the tokens are exactly those of one whole encode.
+        for segment in token_segments(text) {
+            let base = segment.start;
+            let piece = &text[segment];
+            match self {
+                Tokenizer::Tiktoken { bpe, .. } => {
+                    // Byte-level BPE is lossless: token byte lengths add up to the text.
+                    let ids = bpe.encode_ordinary(piece);
+                    spans.reserve(ids.len());
+                    let mut pos = base;
+                    for id in ids {
+                        let len = bpe.decode_bytes(&[id]).map(|b| b.len()).unwrap_or(0);
+                        spans.push((pos as u32, (pos + len) as u32));
+                        pos += len;
+                    }
                 }
-            }
-            Tokenizer::HuggingFace { inner, .. } => {
-                // One `encode` of a whole book holds every token's string and
-                // several arrays per token (hundreds of MB for a few MB of
-                // text). Encoding piece by piece keeps memory small and the
-                // work in cache; tests/token_segments.rs checks the tokens are
-                // exactly those of one whole encode.
-                for segment in word_segments(text, SEGMENT_BYTES) {
-                    let enc = inner
-                        .encode(&text[segment.clone()], false)
-                        .map_err(|e| Error::Tokenizer(e.to_string()))?;
+                Tokenizer::HuggingFace { inner, .. } => {
+                    let enc = inner.encode(piece, false).map_err(|e| Error::Tokenizer(e.to_string()))?;
                     spans.reserve(enc.len());
-                    let base = segment.start;
                     for &(s, e) in enc.get_offsets() {
                         if e > s {
                             spans.push(((base + s) as u32, (base + e) as u32));
@@ -139,28 +146,50 @@ impl Tokenizer {
 /// Target size of the pieces a long text is tokenized in.
 const SEGMENT_BYTES: usize = 64 * 1024;
 
-/// Cut `text` into pieces of about `target` bytes. Each cut is right before
-/// a single space that follows a non-space and precedes a letter or digit
-/// (" word"): every common pre-tokenizer (BERT whitespace splitting,
-/// byte-level BPE's " word" pieces, SentencePiece's "▁word") starts a fresh
-/// piece there, so the tokens come out exactly as in one whole encode. A text
-/// with no such place stays whole.
+/// The pieces [`Tokenizer::token_spans`] and long counts encode `text` in.
+pub(crate) fn token_segments(text: &str) -> Vec<Range<usize>> {
+    word_segments(text, SEGMENT_BYTES)
+}
+
+/// Cut `text` into pieces of `target` to `4 * target` bytes (a shorter text
+/// stays whole). Each cut is, by preference, searched for from `target`
+/// bytes into the piece:
+///
+/// 1. right before a single space that follows a non-space and precedes a
+///    letter or digit (" word"): every common pre-tokenizer (BERT whitespace
+///    splitting, byte-level BPE's " word" pieces, SentencePiece's "▁word")
+///    starts a fresh piece there, so the tokens come out exactly as in one
+///    whole encode;
+/// 2. else right after a line break that precedes a non-space: exact for
+///    tiktoken and BERT-style tokenizers, while a SentencePiece tokenizer that
+///    prepends "▁" to each input may count one token more there;
+/// 3. else (a line of over `3 * target` bytes with neither: a giant "word",
+///    minified code, base64) at the char boundary `target` bytes in. Encoding
+///    such a run whole costs time and memory out of proportion (tens of bytes
+///    per byte for BPE's merge state, minutes for 50 MB); cut, the tokens next
+///    to each cut may differ from a whole encode's: a BPE token that would
+///    straddle the cut becomes two, so the count is typically one higher per
+///    cut (a WordPiece word over its length limit is one `[UNK]` per piece).
 fn word_segments(text: &str, target: usize) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
     while text.len() - start > 2 * target {
         let from = start + target;
-        let cut = memchr::memchr_iter(b' ', &bytes[from..]).map(|p| from + p).find(|&p| {
-            !bytes[p - 1].is_ascii_whitespace() && text[p + 1..].chars().next().is_some_and(|c| c.is_alphanumeric())
-        });
-        match cut {
-            Some(p) => {
-                out.push(start..p);
-                start = p;
-            }
-            None => break,
-        }
+        let to = (start + 4 * target).min(text.len());
+        let word = || {
+            memchr::memchr_iter(b' ', &bytes[from..to]).map(|p| from + p).find(|&p| {
+                !bytes[p - 1].is_ascii_whitespace() && text[p + 1..].chars().next().is_some_and(|c| c.is_alphanumeric())
+            })
+        };
+        let line = || {
+            memchr::memchr_iter(b'\n', &bytes[from..to])
+                .map(|p| from + p + 1)
+                .find(|&p| p < text.len() && !bytes[p].is_ascii_whitespace())
+        };
+        let cut = word().or_else(line).unwrap_or_else(|| floor_char_boundary(text, from));
+        out.push(start..cut);
+        start = cut;
     }
     out.push(start..text.len());
     out
@@ -328,20 +357,21 @@ pub fn count_chars(bytes: &[u8]) -> usize {
 
 pub struct SpanIndex {
     spans: Vec<(u32, u32)>,
-    /// Span ends, sorted (normally already in order).
-    ends: Vec<u32>,
+    /// Span ends, sorted, when they are not already in order in `spans`
+    /// (they normally are: no copy then).
+    ends: Option<Vec<u32>>,
 }
 
 impl SpanIndex {
-    pub fn new(spans: Vec<(u32, u32)>) -> Self {
-        let mut ends: Vec<u32> = spans.iter().map(|s| s.1).collect();
-        if !ends.is_sorted() {
-            ends.sort_unstable();
-        }
-        let mut spans = spans;
+    pub fn new(mut spans: Vec<(u32, u32)>) -> Self {
         if !spans.is_sorted_by_key(|s| s.0) {
             spans.sort_unstable();
         }
+        let ends = (!spans.is_sorted_by_key(|s| s.1)).then(|| {
+            let mut ends: Vec<u32> = spans.iter().map(|s| s.1).collect();
+            ends.sort_unstable();
+            ends
+        });
         SpanIndex { spans, ends }
     }
 
@@ -351,7 +381,10 @@ impl SpanIndex {
             return 0;
         }
         let started = self.spans.partition_point(|s| (s.0 as usize) < range.end);
-        let ended = self.ends.partition_point(|&e| (e as usize) <= range.start);
+        let ended = match &self.ends {
+            Some(ends) => ends.partition_point(|&e| (e as usize) <= range.start),
+            None => self.spans.partition_point(|s| (s.1 as usize) <= range.start),
+        };
         started.saturating_sub(ended)
     }
 

@@ -52,39 +52,35 @@ fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize) -> Vec
     // Byte-level BPE can split one char over several tokens; their spans were
     // snapped outwards to the char, so they overlap. Such a run is one group:
     // a window takes whole groups, so no char is cut and no window goes over
-    // `size` (unless one group alone is bigger, e.g. a rare emoji).
-    let mut groups: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
-    for (i, span) in spans.iter().enumerate() {
-        match groups.last_mut() {
-            Some(g) if span.0 < spans[g.1 - 1].1 => g.1 = i + 1,
-            _ => groups.push((i, i + 1)),
-        }
-    }
-    let n = groups.len();
+    // `size` (unless one group alone is bigger, e.g. a rare emoji). Groups are
+    // found as the windows move (by the token that starts them), not listed:
+    // nearly every token is a group of its own.
+    let groups = Groups(spans);
+    let n = spans.len();
     let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len() / stride + 1);
-    let mut g = 0;
+    let mut g = 0; // first token of the window's first group
     while g < n {
-        let first_token = groups[g].0;
-        let last_group = extend(&groups, g, first_token, size);
-        let start = if g == 0 { 0 } else { spans[first_token].0 as usize };
-        let end = if last_group + 1 == n { text.len() } else { spans[groups[last_group + 1].0].0 as usize };
+        let last_group = groups.extend(g, size);
+        let after = groups.end(last_group); // first token after the window
+        let start = if g == 0 { 0 } else { spans[g].0 as usize };
+        let end = if after == n { text.len() } else { spans[after].0 as usize };
         let r = trim_range(text, start..end);
         // A window that only adds whitespace trims to what the last one holds.
         if !r.is_empty() && !out.last().is_some_and(|last| last.start <= r.start && r.end <= last.end) {
             out.push(r);
         }
-        if last_group + 1 == n {
+        if after == n {
             break;
         }
-        // Next window: the first group at or after token first+stride, but never
+        // Next window: the first group at or after token g+stride, but never
         // past the end of this window, and always adding something new.
-        let target = first_token + stride;
-        let mut next = g + 1;
-        while next <= last_group && groups[next].0 < target {
-            next += 1;
+        let target = g + stride;
+        let mut next = groups.end(g);
+        while next <= last_group && next < target {
+            next = groups.end(next);
         }
-        if extend(&groups, next, groups[next].0, size) <= last_group {
-            next = last_group + 1;
+        if groups.extend(next, size) <= last_group {
+            next = after;
         }
         g = next;
     }
@@ -98,14 +94,33 @@ fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize) -> Vec
     out
 }
 
-/// The last group of a window starting at group `g`: whole groups while the
-/// window holds at most `size` units (at least one group).
-fn extend(groups: &[(usize, usize)], g: usize, first_token: usize, size: usize) -> usize {
-    let mut h = g;
-    while h + 1 < groups.len() && groups[h + 1].1 - first_token <= size {
-        h += 1;
+/// Runs of tokens whose spans overlap, named by their first token.
+struct Groups<'a>(&'a [(u32, u32)]);
+
+impl Groups<'_> {
+    /// The token after the group that starts at token `g`.
+    fn end(&self, g: usize) -> usize {
+        let spans = self.0;
+        let mut e = g + 1;
+        while e < spans.len() && spans[e].0 < spans[e - 1].1 {
+            e += 1;
+        }
+        e
     }
-    h
+
+    /// The first token of the last group of a window starting with the group
+    /// at token `g`: whole groups while the window holds at most `size`
+    /// tokens (at least one group).
+    fn extend(&self, g: usize, size: usize) -> usize {
+        let mut h = g;
+        loop {
+            let next = self.end(h);
+            if next >= self.0.len() || self.end(next) - g > size {
+                return h;
+            }
+            h = next;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -33,11 +33,12 @@ impl std::fmt::Debug for Chunker {
 impl Chunker {
     /// Validate the config and load what it names (tokenizer, separators).
     pub fn new(config: &ChunkConfig) -> Result<Self> {
+        // Before anything copies or compiles a separator list.
+        check_separator_limits(config)?;
         let mut config = config.clone();
         config.normalize();
         let config = &config;
         config.validate()?;
-        check_separator_limits(config)?;
         let sizer = Sizer::for_unit(config.unit, &config.tokenizer)?;
         let recursive = match config.strategy {
             StrategyKind::Recursive | StrategyKind::Markdown => {
