@@ -80,8 +80,11 @@ fn model_err(what: impl std::fmt::Display) -> Error {
     Error::Model(what.to_string())
 }
 
+/// A model directory's small JSON files (config.json, ...), within the
+/// settings limit: a FIFO or a runaway file there reads as absent.
 fn read_json(path: &Path) -> Option<serde_json::Value> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    let cap = crate::input::Cap::settings("model settings file").ok()?;
+    serde_json::from_str(&crate::input::read_text_capped(path, &cap).ok()?).ok()
 }
 
 impl OnnxEmbedder {
@@ -113,7 +116,9 @@ impl OnnxEmbedder {
                 model_dir.display()
             )));
         }
-        let mut tokenizer = tokenizers::Tokenizer::from_file(&tok_file)
+        // Read within the tokenizer limit, as `--tokenizer hf:` files are.
+        let tok_bytes = crate::input::read_capped(crate::input::Source::Path(&tok_file), &crate::input::Cap::tokenizer()?)?;
+        let mut tokenizer = tokenizers::Tokenizer::from_bytes(&tok_bytes)
             .map_err(|e| model_err(format!("{} is not a usable tokenizer.json: {e}", tok_file.display())))?;
         let pad_id = tokenizer
             .get_padding()
