@@ -9,7 +9,7 @@ use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::segment::push_trimmed;
 use crate::size::SizeIndex;
-use crate::strategy::recursive::{self, pack, Sep, Separators};
+use crate::strategy::recursive::{self, Packer, Sep, Separators};
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -28,24 +28,38 @@ struct Line {
     blank: bool,
 }
 
-fn lines(text: &str) -> Vec<Line> {
-    let mut out = Vec::new();
-    let mut in_fence: Option<&str> = None;
-    let mut start = 0;
-    while start < text.len() {
+/// The lines of a text, with fences tracked, one at a time.
+struct Lines<'t> {
+    text: &'t str,
+    start: usize,
+    in_fence: Option<&'t str>,
+}
+
+fn lines(text: &str) -> Lines<'_> {
+    Lines { text, start: 0, in_fence: None }
+}
+
+impl Iterator for Lines<'_> {
+    type Item = Line;
+
+    fn next(&mut self) -> Option<Line> {
+        let (text, start) = (self.text, self.start);
+        if start >= text.len() {
+            return None;
+        }
         let end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |p| start + p + 1);
         let raw = &text[start..end];
         let line = raw.trim_end_matches(['\n', '\r']);
         let trimmed = line.trim_start();
         let mut heading = None;
         let kind;
-        if let Some(marker) = in_fence {
+        if let Some(marker) = self.in_fence {
             kind = BlockKind::Fence;
             if trimmed.starts_with(marker) && trimmed.trim_start_matches(marker.chars().next().unwrap()).trim().is_empty() {
-                in_fence = None;
+                self.in_fence = None;
             }
         } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = Some(&trimmed[..3]);
+            self.in_fence = Some(&trimmed[..3]);
             kind = BlockKind::Fence;
         } else if trimmed.starts_with('|') {
             kind = BlockKind::Table;
@@ -57,52 +71,131 @@ fn lines(text: &str) -> Vec<Line> {
                 heading = Some((hashes as u8, title));
             }
         }
-        out.push(Line { range: start..end, heading, kind, blank: line.trim().is_empty() });
-        start = end;
+        self.start = end;
+        Some(Line { range: start..end, heading, kind, blank: line.trim().is_empty() })
     }
-    out
 }
 
-pub fn chunk(text: &str, index: &SizeIndex, prose: &Separators, cfg: &ChunkConfig) -> Vec<Chunk> {
-    let lines = lines(text);
-    let mut chunks = Vec::new();
-    let mut path: Vec<(u8, String)> = Vec::new();
-    let mut section_start = 0; // line index
-    let mut section_path: Vec<String> = Vec::new();
-    let line_seps = Separators(vec![Sep::Line, Sep::Whitespace, Sep::Grapheme]);
-    let flush = |from: usize, to: usize, headings: &[String], chunks: &mut Vec<Chunk>| {
-        if from >= to {
-            return;
+/// What every section needs.
+struct Ctx<'a, 't> {
+    text: &'a str,
+    index: &'a SizeIndex<'t>,
+    prose: &'a Separators,
+    lines: Separators,
+    cfg: &'a ChunkConfig,
+}
+
+/// A section read line by line. Its lines are grouped into blocks as they
+/// come: runs of prose separated by blank lines, whole fences, whole tables
+/// (blank lines stay with the block before). A section within the size is one
+/// chunk; one over it is packed from its blocks, which start going to the
+/// packer as soon as the section is known to be over (so neither lines nor
+/// blocks of a big section are all held at once).
+struct Section<'c, 'a, 't> {
+    ctx: &'c Ctx<'a, 't>,
+    range: Option<Range<usize>>,
+    /// The block being read.
+    block: Option<(Range<usize>, BlockKind)>,
+    prev_blank: bool,
+    /// Complete blocks, while the section may still fit.
+    held: Vec<(Range<usize>, BlockKind)>,
+    /// Set once the section is over the size.
+    packer: Option<Packer<'a, 't>>,
+    out: Vec<Range<usize>>,
+}
+
+impl<'c, 'a, 't> Section<'c, 'a, 't> {
+    fn new(ctx: &'c Ctx<'a, 't>) -> Self {
+        Section { ctx, range: None, block: None, prev_blank: false, held: Vec::new(), packer: None, out: Vec::new() }
+    }
+
+    fn add(&mut self, line: &Line) {
+        match &mut self.range {
+            Some(r) => r.end = line.range.end,
+            None => self.range = Some(line.range.clone()),
         }
-        let mut ranges = Vec::new();
-        let section = lines[from].range.start..lines[to - 1].range.end;
-        if index.size(section.clone()) <= cfg.size {
-            push_trimmed(text, section, &mut ranges);
-        } else {
-            let blocks = blocks(&lines[from..to]);
-            pack(text, index, &blocks.iter().map(|b| b.0.clone()).collect::<Vec<_>>(), cfg.size, cfg.overlap, &mut ranges, &mut |piece, out| {
-                // Blocks are in order and the pieces handed back are whole blocks.
-                let kind = blocks
-                    .binary_search_by_key(&piece.start, |b| b.0.start)
-                    .ok()
-                    .filter(|&i| blocks[i].0 == piece)
-                    .map_or(BlockKind::Prose, |i| blocks[i].1.clone());
-                let seps = if kind == BlockKind::Prose { prose } else { &line_seps };
-                out.extend(recursive::chunk(text, index, seps, cfg.size, cfg.overlap, piece));
-            });
+        let continues = match &self.block {
+            None => false,
+            Some(_) if line.blank => true,
+            Some((_, kind)) => {
+                *kind == line.kind && line.heading.is_none() && !(self.prev_blank && line.kind == BlockKind::Prose)
+            }
+        };
+        match &mut self.block {
+            Some(b) if continues => b.0.end = line.range.end,
+            _ => {
+                if let Some(done) = self.block.replace((line.range.clone(), line.kind.clone())) {
+                    self.complete(done);
+                }
+            }
         }
-        for r in ranges {
-            let size = index.size(r.clone());
+        self.prev_blank = line.blank;
+    }
+
+    fn complete(&mut self, block: (Range<usize>, BlockKind)) {
+        if self.packer.is_none() {
+            let start = self.range.as_ref().expect("a block is in the section").start;
+            if self.ctx.index.size(start..block.0.end) <= self.ctx.cfg.size {
+                self.held.push(block);
+                return;
+            }
+            self.start_packing();
+        }
+        self.pack(block);
+    }
+
+    fn start_packing(&mut self) {
+        let c = self.ctx;
+        self.packer = Some(Packer::new(c.text, c.index, c.cfg.size, c.cfg.overlap));
+        for block in std::mem::take(&mut self.held) {
+            self.pack(block);
+        }
+    }
+
+    fn pack(&mut self, (range, kind): (Range<usize>, BlockKind)) {
+        let c = self.ctx;
+        let seps = if kind == BlockKind::Prose { c.prose } else { &c.lines };
+        let packer = self.packer.as_mut().expect("packing");
+        packer.push(range, &mut self.out, &mut |piece, out| {
+            out.extend(recursive::chunk(c.text, c.index, seps, c.cfg.size, c.cfg.overlap, piece))
+        });
+    }
+
+    /// The section's chunks, tagged with `headings`.
+    fn finish(mut self, headings: &[String], chunks: &mut Vec<Chunk>) {
+        let Some(section) = self.range.clone() else { return };
+        if let Some(block) = self.block.take() {
+            self.complete(block);
+        }
+        if self.packer.is_none() {
+            if self.ctx.index.size(section.clone()) <= self.ctx.cfg.size {
+                push_trimmed(self.ctx.text, section, &mut self.out);
+            } else {
+                self.start_packing();
+            }
+        }
+        if let Some(packer) = self.packer.take() {
+            packer.finish(&mut self.out);
+        }
+        for r in self.out {
+            let size = self.ctx.index.size(r.clone());
             let mut c = Chunk::new(r, size);
             c.meta.headings = headings.to_vec();
             chunks.push(c);
         }
-    };
-    for (i, line) in lines.iter().enumerate() {
+    }
+}
+
+pub fn chunk(text: &str, index: &SizeIndex, prose: &Separators, cfg: &ChunkConfig) -> Vec<Chunk> {
+    let ctx = Ctx { text, index, prose, lines: Separators(vec![Sep::Line, Sep::Whitespace, Sep::Grapheme]), cfg };
+    let mut chunks = Vec::new();
+    let mut path: Vec<(u8, String)> = Vec::new();
+    let mut section = Section::new(&ctx);
+    let mut section_path: Vec<String> = Vec::new();
+    for line in lines(text) {
         if let Some((level, title)) = &line.heading {
             if cfg.markdown.levels.contains(level) {
-                flush(section_start, i, &section_path, &mut chunks);
-                section_start = i;
+                std::mem::replace(&mut section, Section::new(&ctx)).finish(&section_path, &mut chunks);
             }
             path.retain(|(l, _)| l < level);
             path.push((*level, title.clone()));
@@ -110,32 +203,10 @@ pub fn chunk(text: &str, index: &SizeIndex, prose: &Separators, cfg: &ChunkConfi
                 section_path = path.iter().map(|(_, t)| t.clone()).collect();
             }
         }
+        section.add(&line);
     }
-    flush(section_start, lines.len(), &section_path, &mut chunks);
+    section.finish(&section_path, &mut chunks);
     chunks
-}
-
-/// Group a section's lines into blocks: runs of prose separated by blank
-/// lines, whole fences, whole tables. Blank lines stay with the block before.
-fn blocks(lines: &[Line]) -> Vec<(Range<usize>, BlockKind)> {
-    let mut out: Vec<(Range<usize>, BlockKind)> = Vec::new();
-    let mut prev_blank = false;
-    for line in lines {
-        let continues = match out.last() {
-            None => false,
-            Some(_) if line.blank => true,
-            Some((_, kind)) => {
-                *kind == line.kind && line.heading.is_none() && !(prev_blank && line.kind == BlockKind::Prose)
-            }
-        };
-        if continues {
-            out.last_mut().expect("continues implies a block").0.end = line.range.end;
-        } else {
-            out.push((line.range.clone(), line.kind.clone()));
-        }
-        prev_blank = line.blank;
-    }
-    out
 }
 
 #[cfg(test)]

@@ -54,23 +54,37 @@ fn dict_eq(a: &Rc<Meta>, b: &Rc<Meta>) -> bool {
     Rc::ptr_eq(a, b) || a.len() == b.len() && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2))
 }
 
-struct Line<'a> {
-    text: Cow<'a, str>,
-    range: Range<usize>,
+/// The lines of the block being read, joined with "\n" as they come.
+#[derive(Default)]
+struct Lines {
+    content: String,
+    range: Option<Range<usize>>,
 }
 
-fn flush(lines: &mut Vec<Line>, meta: &Rc<Meta>, out: &mut Vec<Block>) {
-    let (Some(first), Some(last)) = (lines.first(), lines.last()) else { return };
-    let range = first.range.start..last.range.end;
-    let mut content = String::with_capacity(range.len());
-    for (i, l) in lines.iter().enumerate() {
-        if i > 0 {
-            content.push('\n');
+impl Lines {
+    fn push(&mut self, text: &str, range: Range<usize>) {
+        match &mut self.range {
+            Some(r) => {
+                self.content.push('\n');
+                r.end = range.end;
+            }
+            None => self.range = Some(range),
         }
-        content.push_str(&l.text);
+        self.content.push_str(text);
     }
-    out.push(Block { content, meta: meta.clone(), range });
-    lines.clear();
+}
+
+/// The block read so far, if any, to `out` (aggregated with the blocks before
+/// it unless each line is returned).
+fn flush(lines: &mut Lines, meta: &Rc<Meta>, out: &mut Vec<Block>, each_line: bool, strip_headers: bool) -> Result<()> {
+    let Some(range) = lines.range.take() else { return Ok(()) };
+    let block = Block { content: std::mem::take(&mut lines.content), meta: meta.clone(), range };
+    if each_line {
+        out.push(block);
+        Ok(())
+    } else {
+        aggregate(out, block, strip_headers)
+    }
 }
 
 pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
@@ -79,8 +93,10 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
     let mut headers: Vec<(&str, &str)> = lc.headers.iter().map(|(m, n)| (m.as_str(), n.as_str())).collect();
     headers.sort_by_key(|(m, _)| std::cmp::Reverse(m.chars().count()));
 
+    // Blocks are aggregated as they are read: never one entry per line.
+    let (each_line, strip_headers) = (lc.return_each_line, lc.strip_headers);
     let mut blocks: Vec<Block> = Vec::new();
-    let mut current: Vec<Line> = Vec::new();
+    let mut current = Lines::default();
     let mut current_meta: Rc<Meta> = Rc::default();
     let mut stack: Vec<(usize, &str)> = Vec::new();
     let mut initial: Meta = Vec::new();
@@ -108,7 +124,7 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
             fence = "";
         }
         if in_code {
-            current.push(Line { text: stripped, range });
+            current.push(&stripped, range);
             continue;
         }
 
@@ -128,16 +144,16 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
                 stack.push((level, name));
                 dict_set(&mut initial, name, py_strip(&stripped[sep.len()..]));
                 initial_changed = true;
-                flush(&mut current, &current_meta, &mut blocks);
+                flush(&mut current, &current_meta, &mut blocks, each_line, strip_headers)?;
                 if !lc.strip_headers {
-                    current.push(Line { text: stripped, range });
+                    current.push(&stripped, range);
                 }
             }
             None => {
                 if !stripped.is_empty() {
-                    current.push(Line { text: stripped, range });
+                    current.push(&stripped, range);
                 } else {
-                    flush(&mut current, &current_meta, &mut blocks);
+                    flush(&mut current, &current_meta, &mut blocks, each_line, strip_headers)?;
                 }
             }
         }
@@ -147,9 +163,8 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
             initial_changed = false;
         }
     }
-    flush(&mut current, &current_meta, &mut blocks);
+    flush(&mut current, &current_meta, &mut blocks, each_line, strip_headers)?;
 
-    let blocks = if lc.return_each_line { blocks } else { aggregate(blocks, lc.strip_headers)? };
     Ok(blocks
         .into_iter()
         .map(|b| {
@@ -165,33 +180,30 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
         .collect())
 }
 
-/// `aggregate_lines_to_chunks`.
-fn aggregate(blocks: Vec<Block>, strip_headers: bool) -> Result<Vec<Block>> {
-    let mut out: Vec<Block> = Vec::with_capacity(blocks.len());
-    for b in blocks {
-        if let Some(last) = out.last_mut() {
-            let same = dict_eq(&last.meta, &b.meta);
-            let deeper_after_header = !same && last.meta.len() < b.meta.len() && {
-                let last_line = last.content.rsplit('\n').next().unwrap_or("");
-                // Python indexes [0] here and raises IndexError on an empty line.
-                let first = last_line.chars().next().ok_or_else(|| {
-                    Error::input("LangChain's MarkdownHeaderTextSplitter raises IndexError on this text (a chunk ends with an empty line)")
-                })?;
-                first == '#' && !strip_headers
-            };
-            if same || deeper_after_header {
-                last.content.push_str("  \n");
-                last.content.push_str(&b.content);
-                last.range.end = b.range.end;
-                if deeper_after_header {
-                    last.meta = b.meta;
-                }
-                continue;
+/// One step of `aggregate_lines_to_chunks`: add block `b` to `out`.
+fn aggregate(out: &mut Vec<Block>, b: Block, strip_headers: bool) -> Result<()> {
+    if let Some(last) = out.last_mut() {
+        let same = dict_eq(&last.meta, &b.meta);
+        let deeper_after_header = !same && last.meta.len() < b.meta.len() && {
+            let last_line = last.content.rsplit('\n').next().unwrap_or("");
+            // Python indexes [0] here and raises IndexError on an empty line.
+            let first = last_line.chars().next().ok_or_else(|| {
+                Error::input("LangChain's MarkdownHeaderTextSplitter raises IndexError on this text (a chunk ends with an empty line)")
+            })?;
+            first == '#' && !strip_headers
+        };
+        if same || deeper_after_header {
+            last.content.push_str("  \n");
+            last.content.push_str(&b.content);
+            last.range.end = b.range.end;
+            if deeper_after_header {
+                last.meta = b.meta;
             }
+            return Ok(());
         }
-        out.push(b);
     }
-    Ok(out)
+    out.push(b);
+    Ok(())
 }
 
 #[cfg(test)]
