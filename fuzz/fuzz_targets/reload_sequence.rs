@@ -28,7 +28,7 @@ use reload_replay::{initial, Op, Session};
 
 /// Operations per input at most: enough for many reload cycles, short
 /// enough to keep executions fast.
-const MAX_OPS: usize = 128;
+const MAX_OPS: usize = 64;
 
 /// Keys of the default keymap and the prompts, and a few that mean nothing.
 const KEYS: [KeyCode; 42] = {
@@ -54,10 +54,10 @@ impl Bytes<'_> {
         Some(b)
     }
 
-    /// A length byte, a repeat byte (1..=64), then that many bytes as text.
+    /// A length byte, a repeat byte (1..=16), then that many bytes as text.
     fn text(&mut self) -> Option<String> {
         let len = self.byte()? as usize;
-        let times = 1 + self.byte()? as usize % 64;
+        let times = 1 + self.byte()? as usize % 16;
         let take = len.min(self.0.len());
         let (piece, rest) = self.0.split_at(take);
         self.0 = rest;
@@ -91,6 +91,8 @@ pub fn check(data: &[u8]) {
     let kind = KINDS[(flags >> 1) as usize % KINDS.len()];
     let m = initial(text, kind, strategy as usize, 1 + size as usize, overlap as usize, flags & 1 == 1);
     let mut session = Session::start(m).unwrap_or_else(|e| panic!("at start: {e}"));
+    // Draws happen at the input's own Draw operations and once at the end.
+    session.draw_each_step = false;
     for step in 0..MAX_OPS {
         let Some(op) = next_op(&mut b) else { break };
         if let Err(e) = session.apply(op.clone()) {

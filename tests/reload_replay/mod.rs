@@ -130,13 +130,17 @@ const MAX_PENDING: usize = 48;
 pub struct Session {
     pub m: Model,
     pending: Vec<Cmd>,
+    /// Draw the whole screen after every operation (the property test). The
+    /// fuzz target turns it off and draws only at its `Draw` operations:
+    /// full-screen draws under coverage tracing cost most of an execution.
+    pub draw_each_step: bool,
 }
 
 impl Session {
     pub fn start(mut m: Model) -> Result<Session, String> {
         let pending = start(&mut m);
         check(&m)?;
-        Ok(Session { m, pending })
+        Ok(Session { m, pending, draw_each_step: true })
     }
 
     fn send(&mut self, msg: Msg) -> Result<(), String> {
@@ -177,7 +181,9 @@ impl Session {
         if self.pending.len() > MAX_PENDING {
             self.pending.drain(..self.pending.len() - MAX_PENDING);
         }
-        draw(&self.m, self.m.screen.width, self.m.screen.height, false);
+        if self.draw_each_step {
+            draw(&self.m, self.m.screen.width, self.m.screen.height, false);
+        }
         Ok(())
     }
 
