@@ -31,7 +31,18 @@ fn main() -> ExitCode {
 /// `chunktui config`, is an error too, not a page of help).
 fn argument_error(err: clap::Error) -> ExitCode {
     if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        err.exit();
+        // clap's own exit() ignores a failed write; a full disk or a closed
+        // pipe must not look like a printed help page.
+        use std::io::Write;
+        let shown = err.print().and_then(|()| std::io::stdout().flush());
+        return match shown {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("chunktui: error: {}", chunktui::export::write_error("standard output", &e));
+                ExitCode::from(2)
+            }
+        };
     }
     eprintln!("chunktui: error: {}", one_line(&err));
     ExitCode::from(2)

@@ -296,6 +296,22 @@ fn config_and_stats_output_on_a_full_disk_is_exit_2() {
     }
 }
 
+#[test]
+fn help_and_version_on_a_full_disk_are_exit_2_and_into_a_closed_pipe_exit_0() {
+    let full = || Stdio::from(std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap());
+    for flag in ["--help", "--version"] {
+        for (stdout, code) in [(full(), 2), (closed_pipe(), 0)] {
+            let mut child = chunktui().arg(flag).stdout(stdout).stderr(Stdio::piped()).spawn().unwrap();
+            let mut err = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            assert_eq!(child.wait().unwrap().code(), Some(code), "{flag}: {err}");
+            if code == 2 {
+                assert!(err.contains("standard output: no space left on device"), "{flag}: {err}");
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------- input
 
 #[test]
