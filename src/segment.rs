@@ -33,13 +33,24 @@ pub fn sentences(text: &str) -> Vec<Range<usize>> {
 /// Sentence ranges within `range` of `text` (offsets stay relative to `text`).
 pub fn sentences_in(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
     let mut out = Vec::new();
+    for_each_sentence(text, range, |s| out.push(s));
+    out
+}
+
+/// [`sentences_in`], handed to `f` one at a time.
+pub fn for_each_sentence(text: &str, range: Range<usize>, mut f: impl FnMut(Range<usize>)) {
     let mut start = range.start;
+    let mut emit = |r: Range<usize>| {
+        let r = trim_range(text, r);
+        if !r.is_empty() {
+            f(r);
+        }
+    };
     for_each_sentence_end(text, range.clone(), |end| {
-        push_trimmed(text, start..end, &mut out);
+        emit(start..end);
         start = end;
     });
-    push_trimmed(text, start..range.end, &mut out);
-    out
+    emit(start..range.end);
 }
 
 /// Byte offsets just after each sentence end inside `range` (terminator and

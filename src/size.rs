@@ -168,8 +168,10 @@ pub(crate) fn token_segments(text: &str) -> Vec<Range<usize>> {
 ///    such a run whole costs time and memory out of proportion (tens of bytes
 ///    per byte for BPE's merge state, minutes for 50 MB); cut, the tokens next
 ///    to each cut may differ from a whole encode's: a BPE token that would
-///    straddle the cut becomes two, so the count is typically one higher per
-///    cut (a WordPiece word over its length limit is one `[UNK]` per piece).
+///    straddle the cut becomes two, so the count can be one higher per cut
+///    (8 MB of random letters, cl100k: 122 cuts, 19 tokens more in 4.3 M),
+///    and a WordPiece word over its length limit is one `[UNK]` per piece
+///    instead of one in all.
 fn word_segments(text: &str, target: usize) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();

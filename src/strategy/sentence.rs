@@ -5,13 +5,13 @@
 //! is cut with the clause/word separators of the recursive strategy.
 
 use crate::config::ChunkConfig;
-use crate::segment::{push_trimmed, sentences};
+use crate::segment::{for_each_sentence, push_trimmed};
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Sep, Separators};
+use crate::strategy::Window;
 use std::ops::Range;
 
 pub fn chunk(text: &str, index: &SizeIndex, cfg: &ChunkConfig) -> Vec<Range<usize>> {
-    let sents = sentences(text);
     let max_n = if cfg.sentence.max_sentences == 0 { usize::MAX } else { cfg.sentence.max_sentences };
     let keep = cfg.sentence.overlap_sentences.min(max_n.saturating_sub(1));
     let fallback = Separators(vec![
@@ -20,34 +20,39 @@ pub fn chunk(text: &str, index: &SizeIndex, cfg: &ChunkConfig) -> Vec<Range<usiz
         Sep::Whitespace,
         Sep::Grapheme,
     ]);
-    let fits = |a: usize, b: usize| index.size(sents[a].start..sents[b].end) <= cfg.size;
+    let fits = |a: &Range<usize>, b: &Range<usize>| index.size(a.start..b.end) <= cfg.size;
     let mut out = Vec::new();
-    let mut first: Option<usize> = None;
-    for j in 0..sents.len() {
-        if index.size(sents[j].clone()) > cfg.size {
-            if let Some(f) = first.take() {
-                push_trimmed(text, sents[f].start..sents[j - 1].end, &mut out);
+    // The sentences of the open chunk, as they are read: never all of them.
+    let mut open: Window<Range<usize>> = Window::new();
+    for_each_sentence(text, 0..text.len(), |sent| {
+        if index.size(sent.clone()) > cfg.size {
+            if let (Some(f), Some(l)) = (open.as_slice().first(), open.as_slice().last()) {
+                push_trimmed(text, f.start..l.end, &mut out);
             }
-            out.extend(recursive::chunk(text, index, &fallback, cfg.size, cfg.overlap, sents[j].clone()));
-            continue;
+            open.clear();
+            out.extend(recursive::chunk(text, index, &fallback, cfg.size, cfg.overlap, sent));
+            return;
         }
-        let Some(f) = first else {
-            first = Some(j);
-            continue;
+        let o = open.as_slice();
+        let Some(first) = o.first() else {
+            open.push(sent);
+            return;
         };
-        if j - f < max_n && fits(f, j) {
-            continue;
+        if o.len() < max_n && fits(first, &sent) {
+            open.push(sent);
+            return;
         }
-        out.push(sents[f].start..sents[j - 1].end);
-        // Carry up to `keep` trailing sentences, as many as still fit with sentence j.
-        let mut g = j.saturating_sub(keep).max(f + 1);
-        while g < j && (!fits(g, j) || j - g + 1 > max_n) {
+        out.push(first.start..o[o.len() - 1].end);
+        // Carry up to `keep` trailing sentences, as many as still fit with this one.
+        let mut g = o.len().saturating_sub(keep).max(1);
+        while g < o.len() && (!fits(&o[g], &sent) || o.len() - g + 1 > max_n) {
             g += 1;
         }
-        first = Some(g);
-    }
-    if let Some(f) = first {
-        out.push(sents[f].start..sents[sents.len() - 1].end);
+        open.drop_front(g);
+        open.push(sent);
+    });
+    if let (Some(f), Some(l)) = (open.as_slice().first(), open.as_slice().last()) {
+        out.push(f.start..l.end);
     }
     out
 }
