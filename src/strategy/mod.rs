@@ -131,8 +131,10 @@ pub const MAX_SEPARATORS: usize = 1000;
 pub const MAX_SEPARATOR_BYTES: usize = 64 * 1024;
 
 /// Refuse separator lists too long or too big to compile and search with
-/// bounded memory.
-fn check_separator_limits(config: &ChunkConfig) -> Result<()> {
+/// bounded memory. Called by [`Chunker::new`] before anything copies or
+/// compiles them (`ChunkConfig::validate` may call it too, so that `config
+/// check` reports the same).
+pub(crate) fn check_separator_limits(config: &ChunkConfig) -> Result<()> {
     let lists = [
         ("recursive.separators (--separators)", config.recursive.separators.as_deref().unwrap_or_default()),
         ("langchain.separators (--separators)", config.langchain.separators.as_deref().unwrap_or_default()),
