@@ -142,9 +142,10 @@ impl Sep {
 /// split takes minutes. Patterns without lookaround or backreferences never
 /// backtrack (fancy-regex hands them to the linear-time `regex` crate) and
 /// only pay the first, smallest step allowance per search. Legitimate
-/// lookaround separators take 1 to 4 per byte on the corpus; the most a
-/// cheap pattern can be charged is 2 searches per character at the first
-/// limit (`(?=a)` on "aaaa…": 16 per byte).
+/// lookaround separators are charged 1 to 4 per byte on the corpus; the most
+/// a cheap pattern can be charged is 2 searches per character at the first
+/// limit (`(?=a)` on "aaaa…": 16 per byte). Refusing a 50 MB text takes about
+/// 20 s (of `(?:a+)+(?=c)|b` on lines of a's, on the project's machine).
 const BUDGET_PER_BYTE: u64 = 64;
 const BUDGET_BASE: u64 = 4 << 20;
 
@@ -177,15 +178,20 @@ impl Budget {
 /// took, so each search first runs with a small limit and is retried with four
 /// times the limit until it succeeds; every attempt is charged its whole
 /// limit, so the steps charged are at least the steps taken (and at most
-/// about five times as many). The next search starts one level lower than
-/// the last successful one. A limit is compiled into the regex, so each level
-/// has its own copy, compiled when first needed.
+/// about five times as many). The next search starts at the level of the
+/// last successful one, and one level lower after four searches in a row
+/// succeed at their first attempt (a regex whose searches cost about the same
+/// rarely retries; after one expensive search the charges fall back
+/// geometrically). A limit is compiled into the regex, so each level has its
+/// own copy, compiled when first needed.
 struct BudgetedRegex {
     raw: String,
     size_limit: usize,
     regex_count: usize,
     levels: Vec<OnceCell<fancy_regex::Regex>>,
     start: Cell<usize>,
+    /// Searches in a row that succeeded at `start`.
+    streak: Cell<u8>,
     budget: Budget,
     groups: bool,
 }
@@ -198,6 +204,7 @@ impl BudgetedRegex {
             regex_count,
             levels: (0..=MAX_LEVEL).map(|_| OnceCell::new()).collect(),
             start: Cell::new(0),
+            streak: Cell::new(0),
             budget: Budget::for_len(text_len),
             groups: false,
         };
@@ -236,7 +243,8 @@ impl BudgetedRegex {
         &self,
         search: impl Fn(&fancy_regex::Regex) -> std::result::Result<T, fancy_regex::Error>,
     ) -> Result<T> {
-        let mut level = self.start.get();
+        let first = self.start.get();
+        let mut level = first;
         loop {
             if level > MAX_LEVEL || !self.budget.take(Self::limit(level)) {
                 return Err(Error::input(format!(
@@ -247,7 +255,14 @@ impl BudgetedRegex {
             }
             match search(self.level(level)?) {
                 Ok(found) => {
-                    self.start.set(level.saturating_sub(1));
+                    let streak = if level == first { self.streak.get() + 1 } else { 0 };
+                    if streak >= 4 {
+                        self.start.set(level.saturating_sub(1));
+                        self.streak.set(0);
+                    } else {
+                        self.start.set(level);
+                        self.streak.set(streak);
+                    }
                     return Ok(found);
                 }
                 Err(fancy_regex::Error::RuntimeError(fancy_regex::RuntimeError::BacktrackLimitExceeded)) => level += 1,
