@@ -434,6 +434,11 @@ impl ChunkConfig {
         if self.version == 0 {
             problems.push(format!("config version 0 does not exist: set version = {CONFIG_VERSION}"));
         }
+        // The same separator limits Chunker::new enforces, so `config check`
+        // refuses a list the chunker would refuse.
+        if let Err(e) = crate::strategy::check_separator_limits(self) {
+            problems.push(e.to_string());
+        }
         let sized = !matches!(
             self.strategy,
             StrategyKind::Document | StrategyKind::LangchainMarkdownHeader | StrategyKind::LangchainSemantic

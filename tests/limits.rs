@@ -241,6 +241,9 @@ fn too_many_separators_are_refused_before_compiling_them() {
         "200000 separators",
     );
     one_line_error(&run, "200000 separators", &["200000 separators", "at most 1000"]);
+    // `config check` refuses what the chunker would refuse.
+    let run = run_guarded(chunktui(&["config", "check", cfg_path.to_str().unwrap()]), "config check");
+    one_line_error(&run, "config check of 200000 separators", &["200000 separators", "at most 1000"]);
 }
 
 #[test]
