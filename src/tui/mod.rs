@@ -80,11 +80,16 @@ pub fn run(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool) -> Re
     let watch = signals::Watch::start(rt.sender());
     let mut terminal = ratatui::try_init().map_err(|e| no_tty(format!("cannot open it: {e}")))?;
     // Restore as on any exit (mouse off and cursor shown too), then ratatui's
-    // hook prints the panic on the normal screen.
+    // hook prints the panic on the normal screen. A panic on a worker thread
+    // ends the process too: the loop would go on drawing into a terminal
+    // that is no longer in raw mode, waiting for answers that never come.
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         signals::restore_terminal();
         prev(info);
+        if std::thread::current().name() != Some("main") {
+            std::process::exit(101);
+        }
     }));
     let _ = crossterm::execute!(std::io::stdout(), EnableMouseCapture);
     let input = rt.sender();
