@@ -21,6 +21,8 @@
 
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -54,18 +56,7 @@ fn finish(mut cmd: Command) -> Output {
         let _ = err.read_to_end(&mut v);
         v
     });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} still running after {DEADLINE:?}: killed (it hangs)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::wait_or_kill(&mut child, DEADLINE, &what);
     Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
 }
 

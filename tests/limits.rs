@@ -16,6 +16,8 @@
 use chunktui::config::{ChunkConfig, StrategyKind, Unit};
 use chunktui::size::Tokenizer;
 use chunktui::Chunker;
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -36,18 +38,7 @@ fn run_guarded(mut cmd: Command, what: &str) -> Run {
     let err_file = std::fs::File::create(err_path.path()).expect("stderr file");
     cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(err_file).env("NO_COLOR", "1");
     let mut child = cmd.spawn().expect("spawn");
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > HANG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {HANG:?}: killed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::wait_or_kill(&mut child, HANG, what);
     let stderr = std::fs::read_to_string(err_path.path()).expect("read stderr");
     Run { code: status.code(), stderr }
 }

@@ -600,3 +600,20 @@ fn floor(text: &str, mut at: usize) -> usize {
     }
     at
 }
+
+/// Wait for a child process, or kill it at `limit` and fail: a test of input
+/// that could hang must fail, never hang the suite.
+pub fn wait_or_kill(child: &mut std::process::Child, limit: std::time::Duration, what: &str) -> std::process::ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            return status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {limit:?}: killed (it hangs)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
