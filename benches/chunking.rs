@@ -101,7 +101,9 @@ fn bench_linear(c: &mut Criterion) {
     let chunker = Chunker::new(&config(StrategyKind::Recursive, Unit::Chars, 1000, 200)).expect("valid config");
     for (name, text) in [("en_rust_book.md", corpus("en_rust_book.md")), ("big.txt", big_text)] {
         group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_with_input(BenchmarkId::new("recursive", name), &text, |b, t| b.iter(|| chunker.chunk(t).expect("chunks")));
+        group.bench_with_input(BenchmarkId::new("recursive", name), &text, |b, t| {
+            b.iter(|| chunker.chunk(t).expect("chunks"))
+        });
     }
     group.finish();
 }

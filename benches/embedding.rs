@@ -38,19 +38,44 @@ fn embedder() -> &'static OnnxEmbedder {
 /// Deterministic, varied English prose: topics drift every ~12 sentences.
 fn document(bytes: usize) -> String {
     const SUBJ: [&str; 12] = [
-        "The river", "Our team", "The old library", "A small bakery", "The committee", "The engine",
-        "This theorem", "The orchestra", "A migrating flock", "The city council", "The new compiler", "The harvest",
+        "The river",
+        "Our team",
+        "The old library",
+        "A small bakery",
+        "The committee",
+        "The engine",
+        "This theorem",
+        "The orchestra",
+        "A migrating flock",
+        "The city council",
+        "The new compiler",
+        "The harvest",
     ];
     const VERB: [&str; 10] =
         ["changed", "revealed", "slowed", "shaped", "funded", "measured", "ignored", "rebuilt", "followed", "doubled"];
     const OBJ: [&str; 12] = [
-        "the flood plains", "the release schedule", "its rare manuscripts", "the morning bread", "the budget vote",
-        "the fuel pressure", "the prime numbers", "the final movement", "the southern coast", "the parking rules",
-        "the error messages", "the winter stores",
+        "the flood plains",
+        "the release schedule",
+        "its rare manuscripts",
+        "the morning bread",
+        "the budget vote",
+        "the fuel pressure",
+        "the prime numbers",
+        "the final movement",
+        "the southern coast",
+        "the parking rules",
+        "the error messages",
+        "the winter stores",
     ];
     const TAIL: [&str; 8] = [
-        "after a long winter", "without much warning", "in the second week", "for the first time",
-        "despite the weather", "as everyone expected", "during the night", "before the deadline",
+        "after a long winter",
+        "without much warning",
+        "in the second week",
+        "for the first time",
+        "despite the weather",
+        "as everyone expected",
+        "during the night",
+        "before the deadline",
     ];
     let mut s = String::with_capacity(bytes + 200);
     let mut x: u64 = 0x9e3779b97f4a7c15;

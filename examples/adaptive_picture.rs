@@ -156,9 +156,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let real = analysis.size(i, j);
         // Replay the rule's loop for this chunk to see which condition closed
         // it; density and target are the ones the rule compared at that step.
-        let (at, why) = replay(i, sent.len(), &strong, min_eff, max, &|a, b| analysis.size(a, b), &|a, b| {
-            target(density(a, b))
-        });
+        let (at, why) =
+            replay(i, sent.len(), &strong, min_eff, max, &|a, b| analysis.size(a, b), &|a, b| target(density(a, b)));
         let dens = density(i, at);
         let reason = match why {
             Why::End => "end of text".to_string(),

@@ -529,20 +529,19 @@ impl ChunkConfig {
                     ThresholdType::Gradient if !(0.0..=100.0).contains(&t) => problems.push(format!(
                         "a gradient threshold is a percentile of the distance gradients: within 0..100, not {t}"
                     )),
-                    ThresholdType::Absolute if !(0.0..=2.0).contains(&t) => problems.push(format!(
-                        "an absolute threshold is a cosine distance: within 0..2, not {t}"
-                    )),
+                    ThresholdType::Absolute if !(0.0..=2.0).contains(&t) => {
+                        problems.push(format!("an absolute threshold is a cosine distance: within 0..2, not {t}"))
+                    }
                     _ => {}
                 }
             }
         }
         if s.number_of_chunks == Some(0) {
-            problems.push("semantic.number_of_chunks must be at least 1 (or left out to use the threshold)".to_string());
+            problems
+                .push("semantic.number_of_chunks must be at least 1 (or left out to use the threshold)".to_string());
         }
-        let capped = matches!(
-            self.strategy,
-            StrategyKind::Semantic | StrategyKind::SemanticGrouping | StrategyKind::Adaptive
-        );
+        let capped =
+            matches!(self.strategy, StrategyKind::Semantic | StrategyKind::SemanticGrouping | StrategyKind::Adaptive);
         if capped && self.size > 0 && s.min_size > self.size {
             problems.push(format!(
                 "min_size ({}) must not exceed size ({}): lower --min-size or raise --size",
@@ -560,8 +559,8 @@ impl ChunkConfig {
     /// Read a config file (TOML, or JSON for `.json`), then validate it.
     pub fn load(path: &Path) -> Result<Self> {
         let text = crate::input::read_text_capped(path, &crate::input::Cap::settings("config file")?)?;
-        let config = Self::parse(&text, is_json(path))
-            .map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
+        let config =
+            Self::parse(&text, is_json(path)).map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
         config.validate().map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
         Ok(config)
     }
@@ -571,11 +570,11 @@ impl ChunkConfig {
         // Look at the version first: a file from a newer chunktui gets "upgrade",
         // not a confusing complaint about a key this build does not know.
         let version = if json {
-            serde_json::from_str::<serde_json::Value>(text)
-                .ok()
-                .and_then(|v| v.get("version").and_then(|v| v.as_u64()))
+            serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("version").and_then(|v| v.as_u64()))
         } else {
-            toml::from_str::<toml::Table>(text).ok().and_then(|t| t.get("version").and_then(|v| v.as_integer()).map(|v| v as u64))
+            toml::from_str::<toml::Table>(text)
+                .ok()
+                .and_then(|t| t.get("version").and_then(|v| v.as_integer()).map(|v| v as u64))
         };
         if let Some(v) = version {
             if v > CONFIG_VERSION as u64 {
@@ -723,15 +722,23 @@ mod tests {
 
     #[test]
     fn counts_beyond_the_bound_are_refused_by_name() {
-        let mut c = ChunkConfig { strategy: StrategyKind::LangchainCharacter, size: 1 << 63, overlap: 0, ..Default::default() };
-        assert!(problems(&c).contains("--size 9223372036854775808 is too large: use at most 4294967295"), "{}", problems(&c));
+        let mut c =
+            ChunkConfig { strategy: StrategyKind::LangchainCharacter, size: 1 << 63, overlap: 0, ..Default::default() };
+        assert!(
+            problems(&c).contains("--size 9223372036854775808 is too large: use at most 4294967295"),
+            "{}",
+            problems(&c)
+        );
         c.size = MAX_COUNT;
         assert_eq!(problems(&c), "");
         c.strategy = StrategyKind::LangchainSemantic;
         c.semantic.buffer_size = usize::MAX;
         c.semantic.number_of_chunks = Some(usize::MAX);
         let msg = problems(&c);
-        assert!(msg.contains("--buffer-size 18446744073709551615 is too large") && msg.contains("semantic.buffer_size"), "{msg}");
+        assert!(
+            msg.contains("--buffer-size 18446744073709551615 is too large") && msg.contains("semantic.buffer_size"),
+            "{msg}"
+        );
         assert!(msg.contains("semantic.number_of_chunks 18446744073709551615 is too large"), "{msg}");
         c.semantic.buffer_size = MAX_COUNT;
         c.semantic.number_of_chunks = Some(0);
@@ -740,7 +747,13 @@ mod tests {
 
     #[test]
     fn thresholds_must_be_finite_and_in_range() {
-        for t in [ThresholdType::Percentile, ThresholdType::StandardDeviation, ThresholdType::Interquartile, ThresholdType::Gradient, ThresholdType::Absolute] {
+        for t in [
+            ThresholdType::Percentile,
+            ThresholdType::StandardDeviation,
+            ThresholdType::Interquartile,
+            ThresholdType::Gradient,
+            ThresholdType::Absolute,
+        ] {
             for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
                 let mut c = ChunkConfig { strategy: StrategyKind::Semantic, ..Default::default() };
                 c.semantic.threshold_type = t;
@@ -768,7 +781,11 @@ mod tests {
         c.sentence.overlap_sentences = 3;
         assert_eq!(problems(&c), "");
         c.sentence.max_sentences = 3;
-        assert!(problems(&c).contains("overlap_sentences (3) must be smaller than max_sentences (3)"), "{}", problems(&c));
+        assert!(
+            problems(&c).contains("overlap_sentences (3) must be smaller than max_sentences (3)"),
+            "{}",
+            problems(&c)
+        );
         c.sentence.overlap_sentences = 2;
         assert_eq!(problems(&c), "");
         let mut c = ChunkConfig { strategy: StrategyKind::Adaptive, size: 100, overlap: 0, ..Default::default() };

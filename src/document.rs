@@ -44,7 +44,7 @@ impl Document {
     /// Read a file or standard input within the document limit
     /// ([`crate::input::Cap::document`]); a binary stream is refused after
     /// its first 8 KiB rather than read to the limit.
-    pub fn read(src: Source, lossy: bool) -> Result<Self> {
+    pub fn read(src: Source<'_>, lossy: bool) -> Result<Self> {
         let name = src.name();
         let bytes = crate::input::read_capped_checked(src, &Cap::document(), |head| refuse_binary(head, &name))?;
         Self::from_bytes(bytes, &name, lossy)
@@ -151,10 +151,8 @@ impl DocKind {
         match ext.as_str() {
             "md" | "markdown" | "mdx" => DocKind::Markdown,
             "html" | "htm" | "xhtml" => DocKind::Html,
-            "rs" | "py" | "js" | "ts" | "tsx" | "jsx" | "go" | "java" | "c" | "h" | "cpp" | "cc" | "hpp"
-            | "rb" | "sh" | "kt" | "swift" | "cs" | "php" | "scala" | "toml" | "yaml" | "yml" | "json" => {
-                DocKind::Code
-            }
+            "rs" | "py" | "js" | "ts" | "tsx" | "jsx" | "go" | "java" | "c" | "h" | "cpp" | "cc" | "hpp" | "rb"
+            | "sh" | "kt" | "swift" | "cs" | "php" | "scala" | "toml" | "yaml" | "yml" | "json" => DocKind::Code,
             "txt" | "text" => DocKind::Text,
             _ => DocKind::sniff(text),
         }

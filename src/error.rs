@@ -63,9 +63,7 @@ fn shell_word(s: &str) -> String {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Config(m) | Error::Input(m) | Error::Tokenizer(m) | Error::Model(m) | Error::Io(m) => {
-                f.write_str(m)
-            }
+            Error::Config(m) | Error::Input(m) | Error::Tokenizer(m) | Error::Model(m) | Error::Io(m) => f.write_str(m),
         }
     }
 }

@@ -5,8 +5,8 @@
 use crate::chunk::{Chunk, ChunkMeta};
 use crate::document::CharOffsets;
 use crate::error::{Error, Result};
-use serde::Serialize;
 use crate::input::Source;
+use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -115,12 +115,17 @@ static PROTECTED: Mutex<Vec<Protected>> = Mutex::new(Vec::new());
 
 /// Mark an input (a file, or standard input when it is redirected from one)
 /// so that [`write_atomic`] and [`check_output`] refuse to write over it.
-pub fn protect_input(src: Source) {
+pub fn protect_input(src: Source<'_>) {
     let entry = match src {
-        Source::Path(p) => {
-            Protected { name: p.display().to_string(), path: Some(p.to_path_buf()), canonical: canonical(p), stdin: None }
+        Source::Path(p) => Protected {
+            name: p.display().to_string(),
+            path: Some(p.to_path_buf()),
+            canonical: canonical(p),
+            stdin: None,
+        },
+        Source::Stdin => {
+            Protected { name: "standard input reads it".into(), path: None, canonical: None, stdin: stdin_id() }
         }
-        Source::Stdin => Protected { name: "standard input reads it".into(), path: None, canonical: None, stdin: stdin_id() },
     };
     if entry.canonical.is_some() || entry.stdin.is_some() {
         PROTECTED.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
@@ -219,7 +224,11 @@ fn create_temp(dir: &Path, name: &str, private: bool) -> std::io::Result<(PathBu
     let _ = private;
     let mut n = 0u32;
     loop {
-        let tmp = dir.join(format!(".{name}.tmp{}{}", std::process::id(), if n == 0 { String::new() } else { format!(".{n}") }));
+        let tmp = dir.join(format!(
+            ".{name}.tmp{}{}",
+            std::process::id(),
+            if n == 0 { String::new() } else { format!(".{n}") }
+        ));
         match opts.open(&tmp) {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
             r => return r.map(|f| (tmp, f)),
@@ -247,9 +256,8 @@ fn keep_owner(_f: &std::fs::File, _meta: &std::fs::Metadata) {}
 fn write_in_place(path: &Path, bytes: &[u8]) -> Result<()> {
     let name = path.display().to_string();
     // Opening a FIFO waits for its reader: say so at a terminal.
-    let notice = std::io::stderr()
-        .is_terminal()
-        .then(|| format!("waiting for a reader to open {name} (Ctrl-C cancels)"));
+    let notice =
+        std::io::stderr().is_terminal().then(|| format!("waiting for a reader to open {name} (Ctrl-C cancels)"));
     let result = crate::input::announce_if_silent(notice, |opened| {
         let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
         opened();

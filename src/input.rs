@@ -57,7 +57,12 @@ impl Cap {
     }
     pub fn tokenizer() -> Result<Cap> {
         let bytes = env_limit("CHUNKTUI_MAX_TOKENIZER_MB", TOKENIZER_LIMIT)?;
-        Ok(Cap { bytes, what: "tokenizer file", raise: "raise the limit with CHUNKTUI_MAX_TOKENIZER_MB=N", streams: false })
+        Ok(Cap {
+            bytes,
+            what: "tokenizer file",
+            raise: "raise the limit with CHUNKTUI_MAX_TOKENIZER_MB=N",
+            streams: false,
+        })
     }
 }
 
@@ -108,14 +113,18 @@ impl<'a> Source<'a> {
 }
 
 /// Read all of `src`, refusing it once it passes `cap`.
-pub fn read_capped(src: Source, cap: &Cap) -> Result<Vec<u8>> {
+pub fn read_capped(src: Source<'_>, cap: &Cap) -> Result<Vec<u8>> {
     read_capped_checked(src, cap, |_| Ok(()))
 }
 
 /// Like [`read_capped`], with `head` called on the first [`HEAD`] bytes (or
 /// all of a shorter input) before the rest is read: a document that is
 /// binary (`/dev/zero`) is refused after 8 KiB, not after the limit.
-pub fn read_capped_checked(src: Source, cap: &Cap, head: impl FnOnce(&[u8]) -> Result<()> + Send) -> Result<Vec<u8>> {
+pub fn read_capped_checked(
+    src: Source<'_>,
+    cap: &Cap,
+    head: impl FnOnce(&[u8]) -> Result<()> + Send,
+) -> Result<Vec<u8>> {
     let name = src.name();
     match src {
         Source::Stdin => {
@@ -127,9 +136,7 @@ pub fn read_capped_checked(src: Source, cap: &Cap, head: impl FnOnce(&[u8]) -> R
                 check_len(&name, len, cap)?;
             }
             let notice = std::io::stderr().is_terminal().then(|| waiting_notice(&name, at_terminal));
-            announce_if_silent(notice, |started| {
-                read_bounded(std::io::stdin().lock(), &name, cap, size, head, started)
-            })
+            announce_if_silent(notice, |started| read_bounded(std::io::stdin().lock(), &name, cap, size, head, started))
         }
         Source::Path(path) => {
             let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
@@ -240,9 +247,11 @@ pub(crate) fn announce_if_silent<T: Send>(notice: Option<String>, work: impl FnO
     let Some(notice) = notice else { return work(&|| {}) };
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|s| {
-        let reader = s.spawn(move || work(&move || {
-            let _ = tx.send(());
-        }));
+        let reader = s.spawn(move || {
+            work(&move || {
+                let _ = tx.send(());
+            })
+        });
         if rx.recv_timeout(SILENT) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
             eprintln!("chunktui: {notice}");
         }
@@ -354,15 +363,29 @@ mod tests {
 
     #[test]
     fn head_sees_the_first_bytes_before_the_rest_is_read() {
-        let err = read_bounded(std::io::repeat(0), "zeros", &cap(u64::MAX), None, |h| {
-            assert_eq!(h.len(), HEAD);
-            Err(Error::input("binary"))
-        }, &|| {});
+        let err = read_bounded(
+            std::io::repeat(0),
+            "zeros",
+            &cap(u64::MAX),
+            None,
+            |h| {
+                assert_eq!(h.len(), HEAD);
+                Err(Error::input("binary"))
+            },
+            &|| {},
+        );
         assert_eq!(err.unwrap_err().to_string(), "binary");
-        let short = read_bounded(&b"abc"[..], "s", &cap(10), None, |h| {
-            assert_eq!(h, b"abc");
-            Ok(())
-        }, &|| {});
+        let short = read_bounded(
+            &b"abc"[..],
+            "s",
+            &cap(10),
+            None,
+            |h| {
+                assert_eq!(h, b"abc");
+                Ok(())
+            },
+            &|| {},
+        );
         assert_eq!(short.unwrap(), b"abc");
     }
 

@@ -37,7 +37,6 @@ pub mod cli;
 #[cfg(feature = "tui")]
 pub mod tui;
 
-
 pub use chunk::{Chunk, ChunkMeta};
 pub use config::{ChunkConfig, StrategyKind, Unit};
 pub use document::{DocKind, Document};

@@ -135,11 +135,8 @@ fn plain(v: &ContextValue) -> String {
 fn command_of(err: &clap::Error) -> String {
     let usage = err.get(ContextKind::Usage).map(|u| u.to_string()).unwrap_or_default();
     let first = usage.lines().next().unwrap_or_default();
-    let words: Vec<&str> = first
-        .trim_start_matches("Usage:")
-        .split_whitespace()
-        .take_while(|w| !w.starts_with(['[', '<', '-']))
-        .collect();
+    let words: Vec<&str> =
+        first.trim_start_matches("Usage:").split_whitespace().take_while(|w| !w.starts_with(['[', '<', '-'])).collect();
     if !words.is_empty() {
         return words.join(" ");
     }

@@ -20,9 +20,9 @@ use std::ops::Range;
 const CLOSERS: &[char] = &['"', '\'', '”', '’', ')', ']', '}', '）', '」', '』', '】', '》', '〉', '〕', '»'];
 const CJK_TERMINATORS: &[char] = &['。', '！', '？', '．', '…'];
 const ABBREVIATIONS: &[&str] = &[
-    "e.g", "i.e", "etc", "vs", "cf", "al", "dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "inc", "ltd",
-    "co", "fig", "no", "vol", "approx", "dept", "est", "mt", "u.s", "u.k", "a.m", "p.m", "jan", "feb",
-    "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "e.g", "i.e", "etc", "vs", "cf", "al", "dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "inc", "ltd", "co",
+    "fig", "no", "vol", "approx", "dept", "est", "mt", "u.s", "u.k", "a.m", "p.m", "jan", "feb", "mar", "apr", "jun",
+    "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 ];
 
 /// Sentence ranges of the whole text.
@@ -193,7 +193,11 @@ pub fn cjk_ratio(text: &str) -> f64 {
             }
         }
     }
-    if letters == 0 { 0.0 } else { cjk as f64 / letters as f64 }
+    if letters == 0 {
+        0.0
+    } else {
+        cjk as f64 / letters as f64
+    }
 }
 
 /// Push `range` shrunk to exclude leading and trailing whitespace, if anything is left.
@@ -208,7 +212,11 @@ pub fn trim_range(text: &str, range: Range<usize>) -> Range<usize> {
     let s = &text[range.clone()];
     let start = range.start + (s.len() - s.trim_start().len());
     let end = range.start + s.trim_end().len();
-    if end <= start { start..start } else { start..end }
+    if end <= start {
+        start..start
+    } else {
+        start..end
+    }
 }
 
 #[cfg(test)]

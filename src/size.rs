@@ -30,10 +30,7 @@ impl Tokenizer {
     /// `cl100k_base`, `o200k_base`, `hf:PATH`, or a path ending in `.json`.
     pub fn load(spec: &str) -> Result<Self> {
         match spec {
-            "cl100k_base" => Ok(Tokenizer::Tiktoken {
-                name: spec.into(),
-                bpe: tiktoken_rs::cl100k_base_singleton(),
-            }),
+            "cl100k_base" => Ok(Tokenizer::Tiktoken { name: spec.into(), bpe: tiktoken_rs::cl100k_base_singleton() }),
             "o200k_base" => Ok(Tokenizer::Tiktoken { name: spec.into(), bpe: tiktoken_rs::o200k_base_singleton() }),
             _ => {
                 let path = spec.strip_prefix("hf:").unwrap_or(spec);
@@ -59,9 +56,8 @@ impl Tokenizer {
         }
         // Read within the tokenizer limit: a FIFO or /dev/zero is refused, not streamed.
         let bytes = crate::input::read_capped(crate::input::Source::Path(&path), &crate::input::Cap::tokenizer()?)?;
-        let mut tok = tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| {
-            Error::Tokenizer(format!("{} is not a usable tokenizer.json: {e}", path.display()))
-        })?;
+        let mut tok = tokenizers::Tokenizer::from_bytes(&bytes)
+            .map_err(|e| Error::Tokenizer(format!("{} is not a usable tokenizer.json: {e}", path.display())))?;
         // Many tokenizer.json files ship fixed padding and truncation (MiniLM:
         // 128). Counting with them would cap and pad every count.
         tok.with_truncation(None).map_err(|e| Error::Tokenizer(e.to_string()))?;
@@ -243,7 +239,9 @@ impl Sizer {
             (Unit::Tokens, Some(t)) => {
                 SizeIndex::Spans(doc_cache::get_or_build(t.name(), text, || Ok(SpanIndex::new(t.token_spans(text)?)))?)
             }
-            (Unit::Words, _) => SizeIndex::Spans(doc_cache::get_or_build("words", text, || Ok(SpanIndex::new(word_spans(text))))?),
+            (Unit::Words, _) => {
+                SizeIndex::Spans(doc_cache::get_or_build("words", text, || Ok(SpanIndex::new(word_spans(text))))?)
+            }
             _ => SizeIndex::Chars(CharIndex::new(text)),
         })
     }
@@ -420,7 +418,11 @@ pub(crate) mod doc_cache {
 
     /// The cached `build()` for (`what`, `text`), building it on a miss. One
     /// `what` must always name the same type.
-    pub fn get_or_build<T: Any + Send + Sync>(what: &str, text: &str, build: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
+    pub fn get_or_build<T: Any + Send + Sync>(
+        what: &str,
+        text: &str,
+        build: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
         if text.len() < MIN_BYTES {
             return Ok(Arc::new(build()?));
         }

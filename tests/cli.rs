@@ -69,8 +69,10 @@ impl Dir {
         p.to_str().unwrap().to_string()
     }
     fn entries(&self) -> Vec<String> {
-        let mut v: Vec<String> =
-            std::fs::read_dir(self.0.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+        let mut v: Vec<String> = std::fs::read_dir(self.0.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into())
+            .collect();
         v.sort();
         v
     }
@@ -150,15 +152,27 @@ fn bad_settings() {
     let d = Dir::new();
     let f = d.write("doc.md", SAMPLE.as_bytes());
     expect_error(&d, &["chunk", &f, "--size", "0"], &["size must be at least 1", "--size"]);
-    expect_error(&d, &["chunk", &f, "--size", "10", "--overlap", "10"], &["overlap (10) must be smaller than size (10)", "lower --overlap"]);
+    expect_error(
+        &d,
+        &["chunk", &f, "--size", "10", "--overlap", "10"],
+        &["overlap (10) must be smaller than size (10)", "lower --overlap"],
+    );
     expect_error(&d, &["chunk", &f, "--size", "10", "--overlap", "50"], &["overlap (50)", "size (10)"]);
     expect_error(&d, &["chunk", &f, "--strategy", "nope"], &["unknown strategy 'nope'", "recursive"]);
     expect_error(&d, &["chunk", &f, "--unit", "bytes"], &["unknown unit 'bytes'", "chars"]);
     expect_error(&d, &["chunk", &f, "--regex", "--separators", r#"["("]"#], &["bad separator regex", "("]);
     expect_error(&d, &["chunk", &f, "--separators", "not json"], &["--separators", "JSON list"]);
-    expect_error(&d, &["chunk", &f, "--unit", "tokens", "--tokenizer", "gpt5"], &["unknown tokenizer 'gpt5'", "cl100k_base", "hf:"]);
+    expect_error(
+        &d,
+        &["chunk", &f, "--unit", "tokens", "--tokenizer", "gpt5"],
+        &["unknown tokenizer 'gpt5'", "cl100k_base", "hf:"],
+    );
     let missing_tok = d.path("no-tokenizer.json");
-    expect_error(&d, &["chunk", &f, "--unit", "tokens", "--tokenizer", &format!("hf:{}", missing_tok.display())], &["not found", "tokenizer.json"]);
+    expect_error(
+        &d,
+        &["chunk", &f, "--unit", "tokens", "--tokenizer", &format!("hf:{}", missing_tok.display())],
+        &["not found", "tokenizer.json"],
+    );
     expect_error(&d, &["chunk", &f, "--preset", "klingon"], &["unknown separators preset 'klingon'", "english"]);
     expect_error(&d, &["chunk", &f, "--keep-separator", "maybe"], &["--keep-separator 'maybe'", "start"]);
     expect_error(&d, &["stats", &f, "--size", "0"], &["size must be at least 1"]);
@@ -168,20 +182,33 @@ fn bad_settings() {
 fn bad_config_files() {
     let d = Dir::new();
     let f = d.write("doc.md", SAMPLE.as_bytes());
-    let unknown = d.write("unknown.toml", b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 100\ncolour = \"red\"\n");
+    let unknown = d.write(
+        "unknown.toml",
+        b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 100\ncolour = \"red\"\n",
+    );
     expect_error(&d, &["chunk", &f, "--config", &unknown], &["unknown.toml", "colour"]);
     expect_error(&d, &["config", "check", &unknown], &["unknown.toml", "colour"]);
-    let nested = d.write("nested.toml", b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 100\n[recursive]\nprest = \"english\"\n");
+    let nested = d.write(
+        "nested.toml",
+        b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 100\n[recursive]\nprest = \"english\"\n",
+    );
     expect_error(&d, &["config", "check", &nested], &["nested.toml", "prest"]);
 
-    let future = d.write("future.toml", b"version = 99\nstrategy = \"quantum\"\nunit = \"chars\"\nsize = 100\nwarp = 9\n");
+    let future =
+        d.write("future.toml", b"version = 99\nstrategy = \"quantum\"\nunit = \"chars\"\nsize = 100\nwarp = 9\n");
     expect_error(&d, &["chunk", &f, "--config", &future], &["future.toml", "version 99", "newer", "upgrade chunktui"]);
     expect_error(&d, &["config", "check", &future], &["version 99", "upgrade chunktui"]);
-    let future_json = d.write("future.json", br#"{"version": 7, "strategy": "recursive", "unit": "chars", "size": 100}"#);
+    let future_json =
+        d.write("future.json", br#"{"version": 7, "strategy": "recursive", "unit": "chars", "size": 100}"#);
     expect_error(&d, &["config", "check", &future_json], &["version 7", "upgrade chunktui"]);
 
-    let invalid = d.write("invalid.toml", b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 100\noverlap = 100\n");
-    expect_error(&d, &["config", "check", &invalid], &["invalid.toml", "overlap (100) must be smaller than size (100)"]);
+    let invalid = d
+        .write("invalid.toml", b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 100\noverlap = 100\n");
+    expect_error(
+        &d,
+        &["config", "check", &invalid],
+        &["invalid.toml", "overlap (100) must be smaller than size (100)"],
+    );
     let missing = d.path("absent.toml");
     expect_error(&d, &["config", "check", missing.to_str().unwrap()], &["absent.toml", "no such file"]);
     expect_error(&d, &["chunk", &f, "--config", missing.to_str().unwrap()], &["absent.toml", "no such file"]);
@@ -220,7 +247,18 @@ fn jsonl_records_and_offsets() {
         vec!["--size", "60", "--overlap", "15"],
         vec!["--strategy", "fixed", "--size", "25", "--overlap", "5"],
         vec!["--strategy", "sentence", "--unit", "words", "--size", "12", "--overlap", "2"],
-        vec!["--strategy", "markdown", "--unit", "tokens", "--tokenizer", "cl100k_base", "--size", "30", "--overlap", "0"],
+        vec![
+            "--strategy",
+            "markdown",
+            "--unit",
+            "tokens",
+            "--tokenizer",
+            "cl100k_base",
+            "--size",
+            "30",
+            "--overlap",
+            "0",
+        ],
         vec!["--strategy", "document"],
     ] {
         let mut full = vec!["chunk", f.as_str()];
@@ -238,7 +276,8 @@ fn json_and_text_formats_and_output_file() {
     let d = Dir::new();
     let f = d.write("doc.md", SAMPLE.as_bytes());
     let lines = ok(&["chunk", &f, "--size", "80", "--overlap", "10"]);
-    let arr: Value = serde_json::from_str(&ok(&["chunk", &f, "--size", "80", "--overlap", "10", "--format", "json"])).unwrap();
+    let arr: Value =
+        serde_json::from_str(&ok(&["chunk", &f, "--size", "80", "--overlap", "10", "--format", "json"])).unwrap();
     assert_eq!(arr.as_array().unwrap(), &jsonl(&lines));
     let text = ok(&["chunk", &f, "--size", "80", "--overlap", "10", "--format", "text"]);
     assert_eq!(text.matches("─── chunk ").count(), jsonl(&lines).len());
@@ -282,7 +321,20 @@ fn config_init_round_trips() {
         assert!(check.contains("ok") && check.contains("sentence") && check.contains("15"), "{check}");
         assert_eq!(ok(&["chunk", &f, "--config", &cfg]), direct, "{name} reproduces the chunks");
         // Flags still override the file.
-        let over = ok(&["chunk", &f, "--config", &cfg, "--strategy", "recursive", "--size", "40", "--overlap", "0", "--unit", "chars"]);
+        let over = ok(&[
+            "chunk",
+            &f,
+            "--config",
+            &cfg,
+            "--strategy",
+            "recursive",
+            "--size",
+            "40",
+            "--overlap",
+            "0",
+            "--unit",
+            "chars",
+        ]);
         assert_eq!(over, ok(&["chunk", &f, "--size", "40", "--overlap", "0"]));
     }
 
@@ -296,7 +348,8 @@ fn config_init_round_trips() {
 fn stats_json() {
     let d = Dir::new();
     let f = d.write("doc.md", SAMPLE.as_bytes());
-    let s: Value = serde_json::from_str(&ok(&["stats", &f, "--json", "--size", "50", "--overlap", "10"])).expect("stats --json is JSON");
+    let s: Value = serde_json::from_str(&ok(&["stats", &f, "--json", "--size", "50", "--overlap", "10"]))
+        .expect("stats --json is JSON");
     let count = jsonl(&ok(&["chunk", &f, "--size", "50", "--overlap", "10"])).len();
     assert_eq!(s["count"].as_u64().unwrap() as usize, count);
     assert_eq!(s["bytes"].as_u64().unwrap() as usize, SAMPLE.len());

@@ -101,8 +101,10 @@ impl Dir {
         self.path(name).display().to_string()
     }
     fn names(&self) -> Vec<String> {
-        let mut v: Vec<String> =
-            std::fs::read_dir(self.0.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+        let mut v: Vec<String> = std::fs::read_dir(self.0.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into())
+            .collect();
         v.sort();
         v
     }
@@ -199,11 +201,16 @@ fn output_over_the_input_document_is_refused_by_any_name() {
     std::os::unix::fs::symlink("doc.md", d.path("soft.md")).unwrap();
     let doc = d.s("doc.md");
     let dot = format!("{}/./doc.md", d.0.path().display());
-    let cases: [(&str, &str); 5] = [(&doc, &doc), (&doc, &dot), (&doc, &d.s("hard.md")), (&doc, &d.s("soft.md")), (&d.s("soft.md"), &doc)];
+    let cases: [(&str, &str); 5] =
+        [(&doc, &doc), (&doc, &dot), (&doc, &d.s("hard.md")), (&doc, &d.s("soft.md")), (&d.s("soft.md"), &doc)];
     for (input, output) in cases {
         let out = run(&["chunk", input, "-o", output]);
         assert_refused(&out, &["document being chunked", "choose another output path"]);
-        assert_eq!(std::fs::read_to_string(d.path("doc.md")).unwrap(), DOC, "chunk {input} -o {output} changed the input");
+        assert_eq!(
+            std::fs::read_to_string(d.path("doc.md")).unwrap(),
+            DOC,
+            "chunk {input} -o {output} changed the input"
+        );
     }
     // Standard input redirected from the document.
     let mut cmd = chunktui();
@@ -357,7 +364,10 @@ fn an_endless_text_stream_stops_at_the_document_limit() {
 fn files_over_their_limit_name_the_flag_or_variable_that_raises_it() {
     let d = Dir::new();
     std::fs::write(d.path("big.md"), "word ".repeat((2 << 20) / 5 + 1)).unwrap();
-    assert_refused(&run(&["chunk", &d.s("big.md"), "--max-input-mb", "1"]), &["over the 1 MiB limit", "--max-input-mb"]);
+    assert_refused(
+        &run(&["chunk", &d.s("big.md"), "--max-input-mb", "1"]),
+        &["over the 1 MiB limit", "--max-input-mb"],
+    );
     assert_ok(&run(&["stats", &d.s("big.md"), "--max-input-mb", "3"]));
     assert_refused(&run(&["chunk", &d.s("doc.md"), "--max-input-mb", "0"]), &["--max-input-mb"]);
 

@@ -98,7 +98,10 @@ fn buffer_size_beyond_the_bound_is_refused_not_a_panic() {
         &["chunk", &doc, "--strategy", "semantic", "--buffer-size", "18446744073709551616"],
         &["--buffer-size 18446744073709551616 is too large", "use at most 4294967295"],
     );
-    refused(&["chunk", &doc, "--strategy", "semantic", "--buffer-size", "-1"], &["--buffer-size must be a whole number ≥ 0, not -1"]);
+    refused(
+        &["chunk", &doc, "--strategy", "semantic", "--buffer-size", "-1"],
+        &["--buffer-size must be a whole number ≥ 0, not -1"],
+    );
 }
 
 #[test]
@@ -109,7 +112,10 @@ fn semantic_counts_in_a_config_are_bounded_too() {
         "buffer.toml",
         b"version = 1\nstrategy = \"langchain-semantic\"\nunit = \"chars\"\nsize = 100\n\n[semantic]\nbuffer_size = 9223372036854775807\n",
     );
-    refused(&["chunk", &doc, "--config", &toml], &["buffer.toml", "9223372036854775807 is too large", "semantic.buffer_size"]);
+    refused(
+        &["chunk", &doc, "--config", &toml],
+        &["buffer.toml", "9223372036854775807 is too large", "semantic.buffer_size"],
+    );
     refused(&["config", "check", &toml], &["semantic.buffer_size", "at most 4294967295"]);
     let json = d.write(
         "counts.json",
@@ -160,8 +166,14 @@ fn sizes_beyond_the_bound_in_a_config_are_refused() {
         "big.json",
         br#"{"version": 1, "strategy": "langchain-character", "unit": "chars", "size": 9223372036854775808, "overlap": 0}"#,
     );
-    refused(&["chunk", &doc, "--config", &json], &["big.json", "--size 9223372036854775808 is too large", "at most 4294967295"]);
-    let toml = d.write("big.toml", b"version = 1\nstrategy = \"langchain-recursive\"\nunit = \"chars\"\nsize = 9223372036854775807\noverlap = 0\n");
+    refused(
+        &["chunk", &doc, "--config", &json],
+        &["big.json", "--size 9223372036854775808 is too large", "at most 4294967295"],
+    );
+    let toml = d.write(
+        "big.toml",
+        b"version = 1\nstrategy = \"langchain-recursive\"\nunit = \"chars\"\nsize = 9223372036854775807\noverlap = 0\n",
+    );
     refused(&["config", "check", &toml], &["big.toml", "9223372036854775807 is too large"]);
 }
 
@@ -190,7 +202,16 @@ fn nan_and_infinite_thresholds_are_refused_by_flag_and_by_config() {
         }
     }
     // What `config init` writes is a finite number again.
-    let out = ok(&["config", "init", "--strategy", "semantic", "--threshold-type", "standard_deviation", "--threshold", "-0.5"]);
+    let out = ok(&[
+        "config",
+        "init",
+        "--strategy",
+        "semantic",
+        "--threshold-type",
+        "standard_deviation",
+        "--threshold",
+        "-0.5",
+    ]);
     assert!(out.contains("threshold = -0.5"), "{out}");
 }
 
@@ -217,7 +238,10 @@ fn max_sentences_zero_means_no_sentence_limit() {
     assert_eq!(plain, zero);
     let help = ok(&["chunk", "--help"]).split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(help.contains("(0, the default: no sentence limit, only --size)"), "{help}");
-    refused(&["chunk", &doc, "--strategy", "sentence", "--max-sentences", "-1"], &["--max-sentences must be a whole number ≥ 0, not -1"]);
+    refused(
+        &["chunk", &doc, "--strategy", "sentence", "--max-sentences", "-1"],
+        &["--max-sentences must be a whole number ≥ 0, not -1"],
+    );
 }
 
 #[test]
@@ -259,8 +283,14 @@ fn min_size_above_size_is_refused() {
 fn zero_token_limits_are_refused() {
     let d = Dir::new();
     let doc = d.doc();
-    refused(&["chunk", &doc, "--strategy", "semantic", "--model-max-tokens", "0"], &["--model-max-tokens must be a whole number ≥ 4, not 0"]);
-    refused(&["chunk", &doc, "--strategy", "semantic", "--model-max-tokens", "3"], &["--model-max-tokens must be a whole number ≥ 4, not 3"]);
+    refused(
+        &["chunk", &doc, "--strategy", "semantic", "--model-max-tokens", "0"],
+        &["--model-max-tokens must be a whole number ≥ 4, not 0"],
+    );
+    refused(
+        &["chunk", &doc, "--strategy", "semantic", "--model-max-tokens", "3"],
+        &["--model-max-tokens must be a whole number ≥ 4, not 3"],
+    );
     let cfg = d.write(
         "m.toml",
         b"version = 1\nstrategy = \"semantic\"\nunit = \"chars\"\nsize = 200\noverlap = 0\n\n[semantic]\nmax_tokens = 0\n",
@@ -284,7 +314,10 @@ fn argument_errors_are_one_line_with_the_fix() {
     refused(&["chunk", &doc, "--overlap", "-1"], &["--overlap must be a whole number ≥ 0, not -1"]);
     refused(&["chunk", &doc, "--size"], &["--size needs a value", "--size <N>", "chunktui chunk --help"]);
     refused(&["chunk", &doc, "--bogus"], &["unknown option '--bogus'", "see `chunktui chunk --help`"]);
-    refused(&["stats", &doc, "--siz", "5"], &["unknown option '--siz'", "did you mean '--size'?", "chunktui stats --help"]);
+    refused(
+        &["stats", &doc, "--siz", "5"],
+        &["unknown option '--siz'", "did you mean '--size'?", "chunktui stats --help"],
+    );
     refused(&["chunk", &doc, "--format", "xml"], &["--format does not take 'xml'", "use one of jsonl, json, text"]);
     refused(&["chunk", &doc, "--levels", "1,9"], &["--levels takes heading levels 1 to 6", "not 9"]);
     refused(&["chunk"], &["`chunktui chunk` needs <FILE>", "chunktui chunk --help"]);
@@ -294,7 +327,8 @@ fn argument_errors_are_one_line_with_the_fix() {
     refused(&["stats", &doc, "--max-input-mb", "-5"], &["--max-input-mb must be a whole number ≥ 0, not -5"]);
     refused(&["stats", &doc, "--max-input-mb", "x"], &["--max-input-mb does not take 'x'", "chunktui stats --help"]);
     // A negative threshold is a value, not an option.
-    let out = ok(&["config", "init", "--strategy", "semantic", "--threshold-type", "interquartile", "--threshold", "-1"]);
+    let out =
+        ok(&["config", "init", "--strategy", "semantic", "--threshold-type", "interquartile", "--threshold", "-1"]);
     assert!(out.contains("threshold = -1"), "{out}");
 }
 
@@ -316,11 +350,20 @@ fn help_and_version_are_untouched() {
 fn toml_errors_name_line_column_and_key() {
     let d = Dir::new();
     let doc = d.doc();
-    let cfg = d.write("t.toml", b"version = 1\nstrategy = \"semantic\"\nunit = \"chars\"\nsize = 100\n\n[semantic]\nthreshold = \"high\"\n");
+    let cfg = d.write(
+        "t.toml",
+        b"version = 1\nstrategy = \"semantic\"\nunit = \"chars\"\nsize = 100\n\n[semantic]\nthreshold = \"high\"\n",
+    );
     refused(&["config", "check", &cfg], &["t.toml: line 7, column 13, key semantic.threshold:", "expected a number"]);
     refused(&["chunk", &doc, "--config", &cfg], &["line 7, column 13, key semantic.threshold"]);
-    let cfg = d.write("u.toml", b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 100\n[recursive]\nprest = \"x\"\n");
-    refused(&["config", "check", &cfg], &["line 6, column 1, key recursive.prest: unknown field `prest`", "expected one of `preset`"]);
+    let cfg = d.write(
+        "u.toml",
+        b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 100\n[recursive]\nprest = \"x\"\n",
+    );
+    refused(
+        &["config", "check", &cfg],
+        &["line 6, column 1, key recursive.prest: unknown field `prest`", "expected one of `preset`"],
+    );
     let cfg = d.write("s.toml", b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\nsize = 100\n");
     refused(&["config", "check", &cfg], &["line 3, column", "key unit"]);
     let cfg = d.write("m.toml", b"version = 1\nunit = \"chars\"\nsize = 100\n");
@@ -346,7 +389,10 @@ fn utf16_input_says_how_to_convert_it() {
         ("be.txt", true, false, "UTF-16BE"),
     ] {
         let f = d.write(name, &utf16(DOC, big, bom));
-        let err = refused(&["chunk", &f], &[&format!("is {enc} text, not UTF-8"), &format!("iconv -f {enc} -t UTF-8 {f} > ")]);
+        let err = refused(
+            &["chunk", &f],
+            &[&format!("is {enc} text, not UTF-8"), &format!("iconv -f {enc} -t UTF-8 {f} > ")],
+        );
         // The command it gives works.
         let cmd = err.split('`').nth(1).expect("a command in backticks");
         let status = Command::new("sh").args(["-c", cmd]).status().unwrap_or_else(|e| {
@@ -374,7 +420,8 @@ fn run_unprivileged(args: &[&str]) -> Output {
     let mut cmd = Command::new("setpriv");
     cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]).args(args);
     cmd.stdin(Stdio::null()).env("NO_COLOR", "1");
-    cmd.output().unwrap_or_else(|e| panic!("the permission test runs as nobody through setpriv: install util-linux ({e})"))
+    cmd.output()
+        .unwrap_or_else(|e| panic!("the permission test runs as nobody through setpriv: install util-linux ({e})"))
 }
 
 #[test]
@@ -433,7 +480,11 @@ mod model {
     /// The multilingual test model beside the checkout.
     fn me5() -> PathBuf {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/models/me5-small-q4");
-        assert!(dir.join("model.onnx").is_file(), "test model missing at {}: the shared models folder must sit beside the checkout", dir.display());
+        assert!(
+            dir.join("model.onnx").is_file(),
+            "test model missing at {}: the shared models folder must sit beside the checkout",
+            dir.display()
+        );
         dir
     }
 
@@ -451,13 +502,27 @@ mod model {
             for strategy in ["semantic", "langchain-semantic", "late"] {
                 let err = refused(
                     &["chunk", &doc, "--strategy", strategy, "--model", dir, "--model-max-tokens", asked],
-                    &[&format!("model max tokens {asked} is more than"), "model.onnx", "its largest input is 512 tokens", "at most 512"],
+                    &[
+                        &format!("model max tokens {asked} is more than"),
+                        "model.onnx",
+                        "its largest input is 512 tokens",
+                        "at most 512",
+                    ],
                 );
                 assert!(!err.contains("onnxruntime") && !err.contains("broadcast"), "{err}");
             }
         }
         // The real maximum works.
-        let out = run(&["chunk", &doc, "--strategy", "semantic", "--model", me5().to_str().unwrap(), "--model-max-tokens", "512"]);
+        let out = run(&[
+            "chunk",
+            &doc,
+            "--strategy",
+            "semantic",
+            "--model",
+            me5().to_str().unwrap(),
+            "--model-max-tokens",
+            "512",
+        ]);
         assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
         // The same from a config file.
         let cfg = d.write(
@@ -486,14 +551,20 @@ mod model {
         for strategy in ["semantic", "langchain-semantic"] {
             let err = refused(
                 &["chunk", &doc, "--strategy", strategy, "--model", bad.to_str().unwrap()],
-                &[&format!("{} is not a usable ONNX model", model.display()), "re-run `chunktui setup` or give another --model DIR"],
+                &[
+                    &format!("{} is not a usable ONNX model", model.display()),
+                    "re-run `chunktui setup` or give another --model DIR",
+                ],
             );
             assert!(!err.contains("onnxruntime:"), "{err}");
         }
         // A model file cut short is the same.
         let good = std::fs::read(default_model().join("model.onnx")).unwrap();
         std::fs::write(&model, &good[..good.len() / 3]).unwrap();
-        refused(&["chunk", &doc, "--strategy", "semantic", "--model", bad.to_str().unwrap()], &["is not a usable ONNX model", "re-run `chunktui setup`"]);
+        refused(
+            &["chunk", &doc, "--strategy", "semantic", "--model", bad.to_str().unwrap()],
+            &["is not a usable ONNX model", "re-run `chunktui setup`"],
+        );
     }
 
     #[test]
@@ -504,7 +575,20 @@ mod model {
         let wide = ok(&["chunk", &doc, "--strategy", "langchain-semantic", "--buffer-size", "4294967295"]);
         let all = ok(&["chunk", &doc, "--strategy", "langchain-semantic", "--buffer-size", "1000"]);
         assert_eq!(wide, all);
-        ok(&["chunk", &doc, "--strategy", "semantic", "--buffer-size", "4294967295", "--size", "4294967295", "--overlap", "0", "--min-size", "4294967295"]);
+        ok(&[
+            "chunk",
+            &doc,
+            "--strategy",
+            "semantic",
+            "--buffer-size",
+            "4294967295",
+            "--size",
+            "4294967295",
+            "--overlap",
+            "0",
+            "--min-size",
+            "4294967295",
+        ]);
     }
 
     /// A copy of the test model whose position table has a name chunktui
@@ -537,8 +621,18 @@ mod model {
         let d = Dir::new();
         let doc = long_doc(&d);
         let dir = anonymous_positions(&d);
-        let args = ["chunk", doc.as_str(), "--strategy", "semantic", "--model", dir.to_str().unwrap(), "--model-max-tokens", "600"];
-        let err = refused(&args, &["model.onnx takes at most 512 tokens, not 600", "--model-max-tokens", "at most 512"]);
+        let args = [
+            "chunk",
+            doc.as_str(),
+            "--strategy",
+            "semantic",
+            "--model",
+            dir.to_str().unwrap(),
+            "--model-max-tokens",
+            "600",
+        ];
+        let err =
+            refused(&args, &["model.onnx takes at most 512 tokens, not 600", "--model-max-tokens", "at most 512"]);
         assert!(!err.contains("onnxruntime") && !err.contains('\x1b'), "{err}");
         // ORT_LOG asks for ONNX Runtime's own log back (for debugging).
         let out = command(&args).env("ORT_LOG", "error").output().unwrap();

@@ -59,7 +59,10 @@ impl Drop for Tmux {
 
 fn require_tmux() {
     let ok = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "tmux is not installed: the end-to-end tests need it (apt-get install -y tmux, or run scripts/test.sh)");
+    assert!(
+        ok,
+        "tmux is not installed: the end-to-end tests need it (apt-get install -y tmux, or run scripts/test.sh)"
+    );
 }
 
 /// The chunk count in the header, once chunking has settled.
@@ -104,9 +107,7 @@ fn workbench_in_tmux_resizes_reloads_exports_and_agrees_with_the_cli() {
     let tmp = dir.path().join(".guide.md.swp");
     std::fs::write(&tmp, &text).unwrap();
     std::fs::rename(&tmp, &doc).unwrap();
-    let s = tmux.wait_for("reload", |s| {
-        s.contains("reloaded") && settled_count(s).is_some_and(|n| n > before_edit)
-    });
+    let s = tmux.wait_for("reload", |s| s.contains("reloaded") && settled_count(s).is_some_and(|n| n > before_edit));
     let shown = settled_count(&s).unwrap();
 
     // Export the config at the proposed path.
@@ -175,7 +176,9 @@ fn semantic_in_tmux_embeds_in_the_background_then_recuts_from_the_chart() {
 /// A long Markdown file: hundreds of chunks, CJK and emoji included.
 fn long_markdown() -> String {
     (0..300)
-        .map(|i| format!("## Section {i}\n\nProse for section {i}, long enough to fill a chunk or two. 中文句子{i}。😀\n\n"))
+        .map(|i| {
+            format!("## Section {i}\n\nProse for section {i}, long enough to fill a chunk or two. 中文句子{i}。😀\n\n")
+        })
         .collect()
 }
 
@@ -287,7 +290,10 @@ fn signal_restores_the_terminal(signal: &str, signo: i32) {
     let joined = tmux.run(&["capture-pane", "-p", "-J", "-t", "e2e"]);
     let stty: Vec<&str> = joined.split(|c: char| c.is_whitespace() || c == ';').collect();
     for flag in ["echo", "icanon", "icrnl", "opost"] {
-        assert!(stty.contains(&flag) && !stty.contains(&format!("-{flag}").as_str()), "stty shows {flag} off:\n{joined}");
+        assert!(
+            stty.contains(&flag) && !stty.contains(&format!("-{flag}").as_str()),
+            "stty shows {flag} off:\n{joined}"
+        );
     }
 }
 

@@ -45,7 +45,8 @@ fn chunk_embeddings_flag_exports_late_chunking_vectors() {
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(lines.len() >= 2);
     for l in &lines {
-        let v: Vec<f64> = l["embedding"].as_array().expect("an embedding per chunk").iter().map(|x| x.as_f64().unwrap()).collect();
+        let v: Vec<f64> =
+            l["embedding"].as_array().expect("an embedding per chunk").iter().map(|x| x.as_f64().unwrap()).collect();
         assert_eq!(v.len(), 384);
         let norm: f64 = v.iter().map(|x| x * x).sum();
         assert!((norm - 1.0).abs() < 1e-3, "unit length, got {norm}");

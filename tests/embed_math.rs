@@ -6,9 +6,7 @@
 
 use chunktui::config::{SemanticOptions, ThresholdType};
 use chunktui::embed::analysis::{percentile, DistanceStats};
-use chunktui::embed::{
-    langchain, CachedEmbedder, Control, Embedder, Embeddings, Limits, SemanticAnalysis, Threshold,
-};
+use chunktui::embed::{langchain, CachedEmbedder, Control, Embedder, Embeddings, Limits, SemanticAnalysis, Threshold};
 use chunktui::size::Sizer;
 use chunktui::{ChunkConfig, Chunker, StrategyKind};
 use std::collections::HashMap;

@@ -252,8 +252,6 @@ fn progress_and_cancel() {
     assert!(calls.len() >= 3 && calls.last() == Some(&(80, 80)), "{calls:?}");
     let flag = chunktui::embed::CancelFlag::new();
     let f2 = flag.clone();
-    let err = e
-        .embed_texts(&refs, Control::new(&move |_, _| f2.cancel(), Some(&flag)))
-        .unwrap_err();
+    let err = e.embed_texts(&refs, Control::new(&move |_, _| f2.cancel(), Some(&flag))).unwrap_err();
     assert!(chunktui::embed::is_cancelled(&err), "{err}");
 }

@@ -251,7 +251,8 @@ fn snapshots_corpus() {
     for file in KNOWN {
         let text = read_corpus(file);
         // The small file whole; a middle window of the big ones.
-        let (range, window) = if text.len() <= 100_000 { (0..text.len(), text.as_str()) } else { windows(&text, 30_000, 3)[1].clone() };
+        let (range, window) =
+            if text.len() <= 100_000 { (0..text.len(), text.as_str()) } else { windows(&text, 30_000, 3)[1].clone() };
         let stem = file.split('.').next().unwrap();
         for (name, cfg) in snapshot_configs() {
             if let Some(v) = summary(file, &range, window, &cfg) {

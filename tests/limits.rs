@@ -90,9 +90,15 @@ fn catastrophic_separator_regex_is_refused_not_run_for_minutes() {
     let pattern = "(?:a+)+(?=c)|b";
     for strategy in ["langchain-character", "langchain-recursive"] {
         let sep_flag = if strategy == "langchain-character" { "--separator" } else { "--separators" };
-        let sep_value = if strategy == "langchain-character" { pattern.to_string() } else { format!("[\"{pattern}\"]") };
-        let run = run_guarded(chunktui(&["chunk", f, "--strategy", strategy, sep_flag, &sep_value, "--regex"]), strategy);
-        one_line_error(&run, strategy, &["separator regex '(?:a+)+(?=c)|b'", "needs too much backtracking", "simplify it"]);
+        let sep_value =
+            if strategy == "langchain-character" { pattern.to_string() } else { format!("[\"{pattern}\"]") };
+        let run =
+            run_guarded(chunktui(&["chunk", f, "--strategy", strategy, sep_flag, &sep_value, "--regex"]), strategy);
+        one_line_error(
+            &run,
+            strategy,
+            &["separator regex '(?:a+)+(?=c)|b'", "needs too much backtracking", "simplify it"],
+        );
     }
 }
 
@@ -103,15 +109,22 @@ fn lookaround_separators_that_backtrack_little_still_work() {
     // can ask for.
     let f = temp_file(dir.path(), "a.txt", "a".repeat(300_000).as_bytes());
     let run = run_guarded(
-        chunktui(&["chunk", f.to_str().unwrap(), "--strategy", "langchain-character", "--separator", "(?=a)", "--regex"]),
+        chunktui(&[
+            "chunk",
+            f.to_str().unwrap(),
+            "--strategy",
+            "langchain-character",
+            "--separator",
+            "(?=a)",
+            "--regex",
+        ]),
         "(?=a)",
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let text = std::fs::read_to_string("../shared/corpus/en_rust_book.md").expect("corpus file en_rust_book.md");
     let mut cfg = ChunkConfig { strategy: StrategyKind::LangchainRecursive, ..ChunkConfig::default() };
-    cfg.langchain.separators = Some(
-        [r"(?<=\n)#", r"(?<=[.!?])\s+(?=[A-Z])", r"(?<!\\)\n", r"(\w)\1", r"\s+", ""].map(String::from).to_vec(),
-    );
+    cfg.langchain.separators =
+        Some([r"(?<=\n)#", r"(?<=[.!?])\s+(?=[A-Z])", r"(?<!\\)\n", r"(\w)\1", r"\s+", ""].map(String::from).to_vec());
     cfg.langchain.is_separator_regex = true;
     cfg.langchain.keep_separator = Some(chunktui::config::KeepSeparator::Bool(false));
     let chunks = Chunker::new(&cfg).unwrap().chunk(&text).expect("lookaround separators on the Rust book");
@@ -285,7 +298,9 @@ fn whole_tiktoken_spans(bpe: &tiktoken_rs::CoreBPE, text: &str) -> Vec<(u32, u32
 
 #[test]
 fn tiktoken_read_piece_by_piece_equals_one_whole_encode_on_the_corpus() {
-    for (name, bpe) in [("cl100k_base", tiktoken_rs::cl100k_base_singleton()), ("o200k_base", tiktoken_rs::o200k_base_singleton())] {
+    for (name, bpe) in
+        [("cl100k_base", tiktoken_rs::cl100k_base_singleton()), ("o200k_base", tiktoken_rs::o200k_base_singleton())]
+    {
         let tok = Tokenizer::load(name).unwrap();
         for file in ["en_rust_book.md", "en_war_and_peace.txt", "zh_rust_book.md", "en_ripgrep_guide_faq.md"] {
             let text = corpus(file);
@@ -315,7 +330,11 @@ fn a_long_line_with_no_space_is_still_cut_and_counted_nearly_exactly() {
     assert_eq!(tok.count(&text), spans.len());
 
     // The same with line breaks but no spaces: cut after a line break, exactly.
-    let lines: String = spaceless(1 << 20).as_bytes().chunks(1000).map(|l| format!("{}\n", std::str::from_utf8(l).unwrap())).collect();
+    let lines: String =
+        spaceless(1 << 20).as_bytes().chunks(1000).map(|l| format!("{}\n", std::str::from_utf8(l).unwrap())).collect();
     assert_eq!(tok.token_spans(&lines).unwrap().len(), bpe.encode_ordinary(&lines).len());
-    assert_eq!(Chunker::new(&ChunkConfig { unit: Unit::Tokens, ..ChunkConfig::default() }).unwrap().size_of(&lines), bpe.encode_ordinary(&lines).len());
+    assert_eq!(
+        Chunker::new(&ChunkConfig { unit: Unit::Tokens, ..ChunkConfig::default() }).unwrap().size_of(&lines),
+        bpe.encode_ordinary(&lines).len()
+    );
 }

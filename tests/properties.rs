@@ -22,20 +22,83 @@ fn persisted(cases: u32) -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(cases);
     ProptestConfig {
         cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/proptest-regressions/properties.txt"))),
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/proptest-regressions/properties.txt",
+        ))),
         ..ProptestConfig::default()
     }
 }
 
 fn fragment() -> impl Strategy<Value = String> {
     let fixed: Vec<&'static str> = vec![
-        " ", "  ", ". ", "! ", "? ", ", ", "; ", ": ", ".", "?!", "e.g. ", "Dr. ", "3.14", "\t",
-        "\n", "\r\n", "\r", "\n\n", "\r\n\r\n", "\n \n", "\r\r",
-        "# ", "## Title\n", "### 小节\r\n", "```\n", "```rust\n", "~~~", "- ", "* ", "1. ", "> ", "| a | b |\n", "---\n",
-        "。", "，", "！", "？", "……", "、", "；", "“", "”", "」", "（", "）",
-        "🦀", "👩\u{200d}👩\u{200d}👧\u{200d}👦", "👍🏽", "🇯🇵", "🏳️\u{200d}🌈", "e\u{301}", "\u{200d}", "\u{fe0f}",
-        "\u{3000}", "\u{a0}", "\u{2028}", "\u{85}", "\u{feff}", "\u{fffd}", "\u{1e}", "\u{b}", "\u{c}", "\0",
-        "fn main() {", "}", "let x = 1;", "def f():", "    ",
+        " ",
+        "  ",
+        ". ",
+        "! ",
+        "? ",
+        ", ",
+        "; ",
+        ": ",
+        ".",
+        "?!",
+        "e.g. ",
+        "Dr. ",
+        "3.14",
+        "\t",
+        "\n",
+        "\r\n",
+        "\r",
+        "\n\n",
+        "\r\n\r\n",
+        "\n \n",
+        "\r\r",
+        "# ",
+        "## Title\n",
+        "### 小节\r\n",
+        "```\n",
+        "```rust\n",
+        "~~~",
+        "- ",
+        "* ",
+        "1. ",
+        "> ",
+        "| a | b |\n",
+        "---\n",
+        "。",
+        "，",
+        "！",
+        "？",
+        "……",
+        "、",
+        "；",
+        "“",
+        "”",
+        "」",
+        "（",
+        "）",
+        "🦀",
+        "👩\u{200d}👩\u{200d}👧\u{200d}👦",
+        "👍🏽",
+        "🇯🇵",
+        "🏳️\u{200d}🌈",
+        "e\u{301}",
+        "\u{200d}",
+        "\u{fe0f}",
+        "\u{3000}",
+        "\u{a0}",
+        "\u{2028}",
+        "\u{85}",
+        "\u{feff}",
+        "\u{fffd}",
+        "\u{1e}",
+        "\u{b}",
+        "\u{c}",
+        "\0",
+        "fn main() {",
+        "}",
+        "let x = 1;",
+        "def f():",
+        "    ",
     ];
     prop_oneof![
         4 => "[a-zA-Z]{1,9}",
@@ -69,7 +132,11 @@ fn extra() -> impl Strategy<Value = Extra> {
         .prop_map(|(preset, max_sentences, overlap_sentences)| Extra {
             preset,
             max_sentences,
-            overlap_sentences: if max_sentences > 0 { overlap_sentences.min(max_sentences - 1) } else { overlap_sentences },
+            overlap_sentences: if max_sentences > 0 {
+                overlap_sentences.min(max_sentences - 1)
+            } else {
+                overlap_sentences
+            },
         })
 }
 
@@ -85,7 +152,10 @@ fn check_all(text: &str, units: &[Unit], size: usize, overlap: usize, extra: &Ex
             cfg.sentence.max_sentences = extra.max_sentences;
             cfg.sentence.overlap_sentences = extra.overlap_sentences;
             if let Err(e) = run_and_check(&checker, &cfg) {
-                return Err(TestCaseError::fail(format!("{e}\n  preset {} / sentence {:?}\n  text {text:?}", extra.preset, extra)));
+                return Err(TestCaseError::fail(format!(
+                    "{e}\n  preset {} / sentence {:?}\n  text {text:?}",
+                    extra.preset, extra
+                )));
             }
         }
     }
@@ -126,7 +196,21 @@ proptest! {
 fn edge_cases() {
     let extra = Extra { preset: "english", max_sentences: 0, overlap_sentences: 1 };
     // "a\u{1e}b": Python (so LangChain) strips U+001E as whitespace; found by fuzzing.
-    for text in ["", " ", "\r\n", "a\u{1e}b \u{1e}\0c", "\u{1c}\u{1d}\u{1f}x", "a", "\r", "🦀", "👩\u{200d}👩\u{200d}👧\u{200d}👦", "e\u{301}", "。", "# \n", "```\n# x\n```"] {
+    for text in [
+        "",
+        " ",
+        "\r\n",
+        "a\u{1e}b \u{1e}\0c",
+        "\u{1c}\u{1d}\u{1f}x",
+        "a",
+        "\r",
+        "🦀",
+        "👩\u{200d}👩\u{200d}👧\u{200d}👦",
+        "e\u{301}",
+        "。",
+        "# \n",
+        "```\n# x\n```",
+    ] {
         for (size, overlap) in [(1, 0), (2, 1), (3, 0)] {
             check_all(text, &Unit::ALL, size, overlap, &extra).unwrap();
         }

@@ -17,9 +17,9 @@ fn corpus(name: &str) -> String {
 }
 
 fn minilm_tokenizer() -> PathBuf {
-    let dir = std::env::var_os("CHUNKTUI_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        dirs::cache_dir().expect("a cache dir").join("chunktui/models/all-MiniLM-L6-v2-int8")
-    });
+    let dir = std::env::var_os("CHUNKTUI_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dirs::cache_dir().expect("a cache dir").join("chunktui/models/all-MiniLM-L6-v2-int8"));
     let path = dir.join("tokenizer.json");
     assert!(path.exists(), "{} missing: run scripts/setup-models.sh (scripts/test.sh does)", path.display());
     path

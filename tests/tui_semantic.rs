@@ -82,7 +82,9 @@ fn run_recuts(m: &mut Model, cmds: Vec<Cmd>) {
 }
 
 fn embeds(cmds: &[Cmd]) -> Vec<(u64, Option<AnalysisKey>)> {
-    cmds.iter().filter_map(|c| if let Cmd::Embed { id, key, .. } = c { Some((*id, key.clone())) } else { None }).collect()
+    cmds.iter()
+        .filter_map(|c| if let Cmd::Embed { id, key, .. } = c { Some((*id, key.clone())) } else { None })
+        .collect()
 }
 
 fn key(c: char) -> Msg {
@@ -123,7 +125,9 @@ fn one_embedding_job_for_both_panes_and_progress_is_shown() {
 fn analysis_for_a_replaced_job_is_dropped_and_the_old_job_cancelled() {
     let mut m = with_b(&text(), StrategyKind::Fixed);
     let cmds = start(&mut m);
-    let Some(Cmd::Embed { id: old, key: Some(old_key), cancel: old_cancel, .. }) = cmds.into_iter().find(|c| matches!(c, Cmd::Embed { .. })) else {
+    let Some(Cmd::Embed { id: old, key: Some(old_key), cancel: old_cancel, .. }) =
+        cmds.into_iter().find(|c| matches!(c, Cmd::Embed { .. }))
+    else {
         panic!("no embed")
     };
     // `o` changes the buffer size: another analysis, so a new job.
@@ -149,7 +153,8 @@ fn analysis_for_a_replaced_job_is_dropped_and_the_old_job_cancelled() {
 fn a_job_the_other_pane_still_wants_moves_there_instead_of_stopping() {
     let mut m = semantic_model(&text());
     let cmds = start(&mut m);
-    let Some(Cmd::Embed { id, key: Some(k), cancel, .. }) = cmds.into_iter().find(|c| matches!(c, Cmd::Embed { .. })) else {
+    let Some(Cmd::Embed { id, key: Some(k), cancel, .. }) = cmds.into_iter().find(|c| matches!(c, Cmd::Embed { .. }))
+    else {
         panic!("no embed")
     };
     let cmds = update(&mut m, key('o')); // A now wants buffer 1; B still wants buffer 0
@@ -212,7 +217,8 @@ fn chart_draws_the_threshold_line_and_marks_breakpoints() {
     let mut buf = Buffer::empty(Rect::new(0, 0, 120, 30));
     chart::render(&m, 0, &theme, area, &mut buf);
     let (rows, ..) = chart::rows(&m, 0, area.height as usize).unwrap();
-    let row_text = |y: u16| (area.x..area.x + area.width).map(|x| buf[(x, area.y + y)].symbol().to_string()).collect::<String>();
+    let row_text =
+        |y: u16| (area.x..area.x + area.width).map(|x| buf[(x, area.y + y)].symbol().to_string()).collect::<String>();
     // Sentences start on even rows (from row 2); the topic changes are cuts.
     let cuts: Vec<usize> = (0..rows.len()).filter(|&r| rows[r].is_some_and(|r| r.cut)).collect();
     assert_eq!(cuts, [8, 16], "{rows:?}");
@@ -224,7 +230,11 @@ fn chart_draws_the_threshold_line_and_marks_breakpoints() {
     }
     // A row under the threshold shows the line; the first line has no boundary: a dotted line.
     let quiet = (1..rows.len()).find(|r| rows[*r].is_some_and(|r| !r.above)).unwrap();
-    assert!(row_text(quiet as u16).contains('│') && row_text(quiet as u16).matches('│').count() == 2, "{:?}", row_text(quiet as u16));
+    assert!(
+        row_text(quiet as u16).contains('│') && row_text(quiet as u16).matches('│').count() == 2,
+        "{:?}",
+        row_text(quiet as u16)
+    );
     assert!(row_text(0).contains('┊'), "{:?}", row_text(0));
     let col = |y: u16, ch: &str| (area.x + 2..area.x + area.width).find(|&x| buf[(x, area.y + y)].symbol() == ch);
     assert_eq!(col(0, "┊"), col(quiet as u16, "│"), "one threshold column");

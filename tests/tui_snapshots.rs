@@ -45,7 +45,7 @@ fn screen(m: &Model) -> Terminal<TestBackend> {
 fn meaning(t: &Terminal<TestBackend>, m: &Model) -> String {
     let theme = Theme::dark();
     let buf = t.backend().buffer();
-    let g = view::regions_of(&m);
+    let g = view::regions_of(m);
     let mut out = String::new();
     for p in 0..m.visible_panes() {
         let d = g.docs[p];
@@ -96,7 +96,8 @@ fn compare_screen() {
     m.panes[1].config.strategy = StrategyKind::Sentence;
     let cmds = update(&mut m, Msg::KeyPressed(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Tab)));
     assert!(cmds.is_empty());
-    let mut queue = update(&mut m, Msg::KeyPressed(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('-'))));
+    let mut queue =
+        update(&mut m, Msg::KeyPressed(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('-'))));
     while let Some(cmd) = queue.pop() {
         if let Cmd::Rechunk { pane, rev, config, text } = cmd {
             let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));

@@ -65,7 +65,9 @@ fn size_key_requests_a_rechunk_with_a_new_revision() {
     let mut m = ready();
     let before = m.panes[0].rev;
     let cmds = update(&mut m, key('+'));
-    assert!(matches!(&cmds[..], [Cmd::Rechunk { pane: 0, rev, config, .. }] if *rev == before + 1 && config.size == 105));
+    assert!(
+        matches!(&cmds[..], [Cmd::Rechunk { pane: 0, rev, config, .. }] if *rev == before + 1 && config.size == 105)
+    );
     assert!(m.panes[0].pending());
     assert_eq!(m.status.text, "size 105 chars");
     run(&mut m, cmds);
@@ -78,7 +80,9 @@ fn stale_results_are_dropped_and_the_newest_wins() {
     let mut m = ready();
     let first = update(&mut m, key('+'));
     let second = update(&mut m, key('+'));
-    let (Cmd::Rechunk { rev: old, config: c_old, text, .. }, Cmd::Rechunk { rev: new, config: c_new, .. }) = (&first[0], &second[0]) else {
+    let (Cmd::Rechunk { rev: old, config: c_old, text, .. }, Cmd::Rechunk { rev: new, config: c_new, .. }) =
+        (&first[0], &second[0])
+    else {
         panic!("expected rechunks")
     };
     let stale = chunk_now(c_old, text).unwrap();
@@ -227,10 +231,26 @@ fn next_chunk_selects_and_scrolls_and_click_selects() {
     // Click on the first text cell of the top row: the chunk under it.
     let top_byte = m.layout.start_of(m.top);
     let expect = m.panes[0].chunks.partition_point(|c| c.range.end <= top_byte);
-    update(&mut m, Msg::MouseUsed(MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: 5, row: 1, modifiers: KeyModifiers::NONE }));
+    update(
+        &mut m,
+        Msg::MouseUsed(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: 5,
+            row: 1,
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
     assert_eq!(m.selected, Some(expect));
     let top = m.top;
-    update(&mut m, Msg::MouseUsed(MouseEvent { kind: MouseEventKind::ScrollDown, column: 5, row: 5, modifiers: KeyModifiers::NONE }));
+    update(
+        &mut m,
+        Msg::MouseUsed(MouseEvent {
+            kind: MouseEventKind::ScrollDown,
+            column: 5,
+            row: 5,
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
     assert_eq!(m.top, top + 3);
 }
 

@@ -162,7 +162,9 @@ fn chunk_list_flags_chunks_over_the_limit() {
     let mut buf = Buffer::empty(area);
     view::render(&m, &theme, area, &mut buf);
     let g = view::regions(area, false, false);
-    let row = |k: u16| -> String { (g.list.x + 1..g.list.x + g.list.width - 1).map(|x| buf[(x, g.list.y + 2 + k)].symbol().to_string()).collect() };
+    let row = |k: u16| -> String {
+        (g.list.x + 1..g.list.x + g.list.width - 1).map(|x| buf[(x, g.list.y + 2 + k)].symbol().to_string()).collect()
+    };
     assert!(row(1).starts_with("!   1    999"), "{:?}", row(1));
     assert!(row(0).starts_with("    0"), "{:?}", row(0));
     assert_eq!(buf[(g.list.x + 1, g.list.y + 3)].style().fg, theme.warn.fg);
@@ -200,7 +202,10 @@ fn help_box_border_is_not_covered_by_a_wide_glyph_left_of_it() {
     let left = (0..area.width).find(|&x| buf[(x, 5)].symbol() == "│").expect("help border on row 5");
     for y in 2..28 {
         assert_eq!(buf[(left, y)].symbol(), "│", "row {y}");
-        assert!(unicode_width::UnicodeWidthStr::width(buf[(left - 1, y)].symbol()) <= 1, "row {y}: a wide glyph covers the border");
+        assert!(
+            unicode_width::UnicodeWidthStr::width(buf[(left - 1, y)].symbol()) <= 1,
+            "row {y}: a wide glyph covers the border"
+        );
     }
 }
 
@@ -217,8 +222,11 @@ fn footer_never_cuts_a_label_and_keeps_quit_and_help() {
             let g = view::regions_of(&m);
             let line: String = (0..w).map(|x| buf[(x, g.footer.y)].symbol().to_string()).collect();
             assert!(line.starts_with(" q quit  ? help"), "{w}: {line:?}");
-            let shown = view::footer::items(&m).into_iter().take_while(|(k, l)| line.contains(&format!(" {k} {l} "))).count();
-            let rest = line[line.find(&format!(" {} ", view::footer::items(&m)[shown.max(1) - 1].1)).unwrap()..].trim_end().to_string();
+            let shown =
+                view::footer::items(&m).into_iter().take_while(|(k, l)| line.contains(&format!(" {k} {l} "))).count();
+            let rest = line[line.find(&format!(" {} ", view::footer::items(&m)[shown.max(1) - 1].1)).unwrap()..]
+                .trim_end()
+                .to_string();
             assert!(rest.split("  ").count() == 1, "{w}: something after the last whole item: {line:?}");
         }
     }

@@ -34,7 +34,8 @@ pub fn check(data: &[u8]) {
     }
     let kind = STRATEGIES[data[0] as usize % STRATEGIES.len()];
     // LangChain's TokenTextSplitter always counts tokens.
-    let unit = if kind == chunktui::StrategyKind::LangchainToken { Unit::Tokens } else { Unit::ALL[data[1] as usize % 3] };
+    let unit =
+        if kind == chunktui::StrategyKind::LangchainToken { Unit::Tokens } else { Unit::ALL[data[1] as usize % 3] };
     let raw = u16::from_le_bytes([data[2], data[3]]) as usize;
     // Half the inputs get a tiny size (1..=4), the rest 1..=64.
     let size = if raw & 1 == 0 { 1 + (raw >> 1) % 4 } else { 1 + (raw >> 1) % 64 };

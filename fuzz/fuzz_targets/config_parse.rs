@@ -48,7 +48,10 @@ pub fn check(data: &[u8]) {
             for c in &chunks {
                 let r = &c.range;
                 assert!(
-                    r.start <= r.end && r.end <= TEXT.len() && TEXT.is_char_boundary(r.start) && TEXT.is_char_boundary(r.end),
+                    r.start <= r.end
+                        && r.end <= TEXT.len()
+                        && TEXT.is_char_boundary(r.start)
+                        && TEXT.is_char_boundary(r.end),
                     "chunk range {r:?} not a slice of the text under {config:?}"
                 );
             }

@@ -64,7 +64,9 @@ pub struct OpenArgs {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Chunk a document and print the chunks (JSONL by default).
-    #[command(after_help = "Each JSONL line: index, start, end (bytes), char_start, char_end (code points), size, text, meta.")]
+    #[command(
+        after_help = "Each JSONL line: index, start, end (bytes), char_start, char_end (code points), size, text, meta."
+    )]
     Chunk(ChunkCmd),
     /// Summarise the chunks: count, size percentiles, overlap, chunks over the limit.
     Stats(StatsCmd),

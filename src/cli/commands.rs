@@ -272,10 +272,26 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         let unit = config.unit.name();
         let mut t = String::new();
         use std::fmt::Write as _;
-        let _ = writeln!(t, "file      {}  ({} bytes, {} chars)", cmd.file.display(), doc.text.len(), doc.text.chars().count());
-        let _ = writeln!(t, "settings  {} · size {} {unit} · overlap {}", config.strategy, config.size, config.overlap_label());
+        let _ = writeln!(
+            t,
+            "file      {}  ({} bytes, {} chars)",
+            cmd.file.display(),
+            doc.text.len(),
+            doc.text.chars().count()
+        );
+        let _ = writeln!(
+            t,
+            "settings  {} · size {} {unit} · overlap {}",
+            config.strategy,
+            config.size,
+            config.overlap_label()
+        );
         let _ = writeln!(t, "chunks: {}", s.count);
-        let _ = writeln!(t, "size ({unit})  min {}  mean {:.1}  p50 {}  p95 {}  max {}", s.min, s.mean, s.p50, s.p95, s.max);
+        let _ = writeln!(
+            t,
+            "size ({unit})  min {}  mean {:.1}  p50 {}  p95 {}  max {}",
+            s.min, s.mean, s.p50, s.p95, s.max
+        );
         let _ = writeln!(t, "overlap       {} chars in total ({} bytes)", s.overlap_chars, s.overlap_bytes);
         match limit {
             Some(l) => {

@@ -6,5 +6,5 @@ mod commands;
 #[cfg(feature = "embed")]
 pub mod setup;
 
-pub use args::{Cli, ChunkFlags, Command};
+pub use args::{ChunkFlags, Cli, Command};
 pub use commands::{load_input, run};

@@ -33,7 +33,7 @@ pub struct SetupArgs {
 
 /// A progress line on stdout, through the CLI's one writer: `setup | head`
 /// or a full disk ends cleanly instead of panicking.
-fn say(line: std::fmt::Arguments) -> Result<()> {
+fn say(line: std::fmt::Arguments<'_>) -> Result<()> {
     super::commands::emit(format!("{line}\n").as_bytes(), None)
 }
 
@@ -129,7 +129,9 @@ fn spinner(msg: String) -> ProgressBar {
 
 fn hash_bar(msg: String) -> ProgressBar {
     let pb = ProgressBar::new(0);
-    pb.set_style(ProgressStyle::with_template("  {msg} [{bar:30}] {bytes}/{total_bytes}").unwrap().progress_chars("=> "));
+    pb.set_style(
+        ProgressStyle::with_template("  {msg} [{bar:30}] {bytes}/{total_bytes}").unwrap().progress_chars("=> "),
+    );
     pb.set_message(msg);
     pb
 }

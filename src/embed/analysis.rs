@@ -242,7 +242,7 @@ impl SemanticAnalysis {
         sentences: Vec<Range<usize>>,
         buffer: usize,
         embedder: &dyn Embedder,
-        index: &SizeIndex,
+        index: &SizeIndex<'_>,
         ctl: Control<'_>,
     ) -> Result<Self> {
         let n = sentences.len();
@@ -290,7 +290,7 @@ impl SemanticAnalysis {
     }
 
     /// Build from one embedding per sentence (distances between neighbours).
-    pub fn from_embeddings(sentences: Vec<Range<usize>>, embeddings: Vec<Vec<f32>>, index: &SizeIndex) -> Self {
+    pub fn from_embeddings(sentences: Vec<Range<usize>>, embeddings: Vec<Vec<f32>>, index: &SizeIndex<'_>) -> Self {
         let d = neighbour_distances(&embeddings);
         Self::from_parts(sentences, embeddings, d, index)
     }
@@ -300,7 +300,7 @@ impl SemanticAnalysis {
         sentences: Vec<Range<usize>>,
         embeddings: Vec<Vec<f32>>,
         distances: Vec<f64>,
-        index: &SizeIndex,
+        index: &SizeIndex<'_>,
     ) -> Self {
         assert_eq!(distances.len(), sentences.len().saturating_sub(1), "one distance per boundary");
         let distances = DistanceStats::new(distances);
@@ -575,7 +575,7 @@ pub fn windows(sentences: &[Range<usize>], buffer: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
-fn size_lookup(sentences: &[Range<usize>], index: &SizeIndex) -> (Vec<usize>, Vec<usize>) {
+fn size_lookup(sentences: &[Range<usize>], index: &SizeIndex<'_>) -> (Vec<usize>, Vec<usize>) {
     match index {
         SizeIndex::Chars(c) => (
             sentences.iter().map(|s| c.chars_before(s.start)).collect(),
@@ -594,7 +594,7 @@ fn size_lookup(sentences: &[Range<usize>], index: &SizeIndex) -> (Vec<usize>, Ve
 
 /// Split ranges larger than `max` with the recursive splitter (English
 /// separators), for single sentences that exceed the limit on their own.
-pub fn split_oversized(text: &str, index: &SizeIndex, ranges: Vec<Range<usize>>, max: usize) -> Vec<Range<usize>> {
+pub fn split_oversized(text: &str, index: &SizeIndex<'_>, ranges: Vec<Range<usize>>, max: usize) -> Vec<Range<usize>> {
     if max == 0 {
         return ranges;
     }
@@ -648,7 +648,8 @@ mod tests {
         assert_eq!(windows(&sentences, usize::MAX), vec![0..16, 0..16, 0..16]);
         let sizer = crate::size::Sizer::for_unit(crate::config::Unit::Chars, "cl100k_base").unwrap();
         let index = sizer.index(text).unwrap();
-        let huge = SemanticAnalysis::compute(text, sentences.clone(), usize::MAX, &LenEmbedder, &index, Control::none());
+        let huge =
+            SemanticAnalysis::compute(text, sentences.clone(), usize::MAX, &LenEmbedder, &index, Control::none());
         let all = SemanticAnalysis::compute(text, sentences, 2, &LenEmbedder, &index, Control::none());
         assert_eq!(huge.unwrap().distances.values, all.unwrap().distances.values);
     }

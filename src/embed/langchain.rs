@@ -72,10 +72,7 @@ pub fn chunks_from_embeddings(
     let stats = DistanceStats::new(super::analysis::neighbour_distances(vectors));
     let above = stats.breakpoints(t);
     let strs: Vec<&str> = pieces.iter().map(|r| &text[r.clone()]).collect();
-    let make = |i: usize, j: usize| LcChunk {
-        text: strs[i..=j].join(" "),
-        range: pieces[i].start..pieces[j].end,
-    };
+    let make = |i: usize, j: usize| LcChunk { text: strs[i..=j].join(" "), range: pieces[i].start..pieces[j].end };
     let mut out = Vec::new();
     let mut start = 0;
     for idx in above {

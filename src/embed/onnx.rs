@@ -117,7 +117,8 @@ impl OnnxEmbedder {
             )));
         }
         // Read within the tokenizer limit, as `--tokenizer hf:` files are.
-        let tok_bytes = crate::input::read_capped(crate::input::Source::Path(&tok_file), &crate::input::Cap::tokenizer()?)?;
+        let tok_bytes =
+            crate::input::read_capped(crate::input::Source::Path(&tok_file), &crate::input::Cap::tokenizer()?)?;
         let mut tokenizer = tokenizers::Tokenizer::from_bytes(&tok_bytes)
             .map_err(|e| model_err(format!("{} is not a usable tokenizer.json: {e}", tok_file.display())))?;
         let pad_id = tokenizer
@@ -168,19 +169,18 @@ impl OnnxEmbedder {
             .or(positions)
             .unwrap_or(512)
             .max(crate::config::MIN_MODEL_TOKENS);
-        let prefix = opts
-            .prefix
-            .clone()
-            .or_else(|| own.as_ref()?.get("prefix")?.as_str().map(String::from))
-            .unwrap_or_else(|| {
-                // e5 models are trained with "query: " / "passage: " prefixes.
-                let lower = dir_name.to_lowercase();
-                if lower.contains("e5") {
-                    "query: ".into()
-                } else {
-                    String::new()
-                }
-            });
+        let prefix =
+            opts.prefix.clone().or_else(|| own.as_ref()?.get("prefix")?.as_str().map(String::from)).unwrap_or_else(
+                || {
+                    // e5 models are trained with "query: " / "passage: " prefixes.
+                    let lower = dir_name.to_lowercase();
+                    if lower.contains("e5") {
+                        "query: ".into()
+                    } else {
+                        String::new()
+                    }
+                },
+            );
         let pooling = opts.pooling.unwrap_or_else(|| {
             let cls_own = own.as_ref().and_then(|o| o.get("pooling")?.as_str().map(|s| s == "cls"));
             let cls_st = pool_cfg.as_ref().and_then(|p| p.get("pooling_mode_cls_token")?.as_bool());
@@ -192,9 +192,8 @@ impl OnnxEmbedder {
         });
 
         let (runtime_path, env) = super::runtime::environment(runtime)?;
-        let threads = opts
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+        let threads =
+            opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
         let session = Session::builder(&env)
             .map_err(model_err)?
             .with_intra_threads(threads)
@@ -249,10 +248,7 @@ impl OnnxEmbedder {
             let d = h.finalize();
             d[..6].iter().map(|b| format!("{b:02x}")).collect::<String>()
         };
-        let id = own
-            .as_ref()
-            .and_then(|o| o.get("id")?.as_str().map(String::from))
-            .unwrap_or(dir_name);
+        let id = own.as_ref().and_then(|o| o.get("id")?.as_str().map(String::from)).unwrap_or(dir_name);
         let info = ModelInfo {
             id: format!("{id}-{model_hash}"),
             dir: model_dir.to_path_buf(),

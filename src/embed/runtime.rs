@@ -156,9 +156,8 @@ pub fn environment(explicit: Option<&Path>) -> Result<(PathBuf, ort::environment
         // `ORT_LOG=warning` (or error, info, verbose) brings it back for debugging.
         builder = builder.with_logger(std::sync::Arc::new(|_, _, _, _, _| {}));
     }
-    let env = builder
-        .build()
-        .map_err(|e| Error::Model(format!("cannot start ONNX Runtime from {}: {e}", path.display())))?;
+    let env =
+        builder.build().map_err(|e| Error::Model(format!("cannot start ONNX Runtime from {}: {e}", path.display())))?;
     if quiet {
         env.set_log_level(ort::logging::LogLevel::Fatal);
     }

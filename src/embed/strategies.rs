@@ -76,7 +76,7 @@ pub fn analyze_with(
     text: &str,
     cfg: &ChunkConfig,
     embedder: &dyn Embedder,
-    index: &SizeIndex,
+    index: &SizeIndex<'_>,
     ctl: Control<'_>,
 ) -> Result<SemanticAnalysis> {
     let sentences = crate::segment::sentences(text);
@@ -98,8 +98,8 @@ pub fn recut(kind: StrategyKind, analysis: &SemanticAnalysis, cfg: &ChunkConfig)
         StrategyKind::Adaptive => analysis.adaptive(t, limits),
         other => {
             return Err(Error::config(format!(
-                "strategy '{other}' cannot be re-cut from sentence distances (use semantic, semantic-grouping or adaptive)"
-            )))
+            "strategy '{other}' cannot be re-cut from sentence distances (use semantic, semantic-grouping or adaptive)"
+        )))
         }
     })
 }

@@ -11,7 +11,7 @@ use crate::segment::trim_range;
 use crate::size::SizeIndex;
 use std::ops::Range;
 
-pub fn chunk(text: &str, index: &SizeIndex, unit: Unit, size: usize, overlap: usize) -> Vec<Range<usize>> {
+pub fn chunk(text: &str, index: &SizeIndex<'_>, unit: Unit, size: usize, overlap: usize) -> Vec<Range<usize>> {
     let stride = size - overlap; // validated: overlap < size
     match (unit, index.spans()) {
         (Unit::Chars, _) | (_, None) => by_chars(text, size, stride),

@@ -55,7 +55,9 @@ impl Iterator for Lines<'_> {
         let kind;
         if let Some(marker) = self.in_fence {
             kind = BlockKind::Fence;
-            if trimmed.starts_with(marker) && trimmed.trim_start_matches(marker.chars().next().unwrap()).trim().is_empty() {
+            if trimmed.starts_with(marker)
+                && trimmed.trim_start_matches(marker.chars().next().unwrap()).trim().is_empty()
+            {
                 self.in_fence = None;
             }
         } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
@@ -186,7 +188,7 @@ impl<'c, 'a, 't> Section<'c, 'a, 't> {
     }
 }
 
-pub fn chunk(text: &str, index: &SizeIndex, prose: &Separators, cfg: &ChunkConfig) -> Vec<Chunk> {
+pub fn chunk(text: &str, index: &SizeIndex<'_>, prose: &Separators, cfg: &ChunkConfig) -> Vec<Chunk> {
     let ctx = Ctx { text, index, prose, lines: Separators(vec![Sep::Line, Sep::Whitespace, Sep::Grapheme]), cfg };
     let mut chunks = Vec::new();
     let mut path: Vec<(u8, String)> = Vec::new();

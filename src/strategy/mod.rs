@@ -217,7 +217,7 @@ impl<T> Window<T> {
 }
 
 /// Attach sizes to ranges.
-pub fn ranges_to_chunks(ranges: Vec<Range<usize>>, index: &SizeIndex) -> Vec<Chunk> {
+pub fn ranges_to_chunks(ranges: Vec<Range<usize>>, index: &SizeIndex<'_>) -> Vec<Chunk> {
     ranges
         .into_iter()
         .map(|r| {

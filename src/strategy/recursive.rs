@@ -15,8 +15,8 @@
 use crate::config::{RecursiveOptions, StrategyKind};
 use crate::error::{Error, Result};
 use crate::segment::{for_each_sentence_end, push_trimmed, trim_range};
-use crate::strategy::{regex_size_limit, regex_too_big, Window};
 use crate::size::SizeIndex;
+use crate::strategy::{regex_size_limit, regex_too_big, Window};
 use memchr::memmem;
 use std::ops::Range;
 use unicode_segmentation::UnicodeSegmentation;
@@ -52,7 +52,8 @@ impl Separators {
             return Self::custom(list, opts.is_regex);
         }
         // The markdown strategy cuts oversize sections with prose separators.
-        let preset = if strategy == StrategyKind::Markdown && opts.preset == "markdown" { "english" } else { &opts.preset };
+        let preset =
+            if strategy == StrategyKind::Markdown && opts.preset == "markdown" { "english" } else { &opts.preset };
         Self::preset(preset)
     }
 
@@ -99,12 +100,31 @@ impl Separators {
                 Sep::Whitespace,
                 Sep::Grapheme,
             ]),
-            "rust" => code(&["fn ", "pub fn ", "impl ", "struct ", "enum ", "trait ", "mod ", "const ", "let ", "if ", "for ", "while ", "match "])?,
+            "rust" => code(&[
+                "fn ", "pub fn ", "impl ", "struct ", "enum ", "trait ", "mod ", "const ", "let ", "if ", "for ",
+                "while ", "match ",
+            ])?,
             "python" => code(&["class ", "def ", "async def ", "if ", "for ", "while ", "with ", "try:"])?,
-            "javascript" => code(&["function ", "export ", "class ", "const ", "let ", "var ", "if ", "for ", "while ", "switch "])?,
+            "javascript" => {
+                code(&["function ", "export ", "class ", "const ", "let ", "var ", "if ", "for ", "while ", "switch "])?
+            }
             "go" => code(&["func ", "type ", "var ", "const ", "if ", "for ", "switch "])?,
-            "java" => code(&["class ", "interface ", "public ", "private ", "protected ", "static ", "if ", "for ", "while ", "switch "])?,
-            "c" => code(&["#include", "#define", "struct ", "typedef ", "static ", "int ", "void ", "if ", "for ", "while ", "switch "])?,
+            "java" => code(&[
+                "class ",
+                "interface ",
+                "public ",
+                "private ",
+                "protected ",
+                "static ",
+                "if ",
+                "for ",
+                "while ",
+                "switch ",
+            ])?,
+            "c" => code(&[
+                "#include", "#define", "struct ", "typedef ", "static ", "int ", "void ", "if ", "for ", "while ",
+                "switch ",
+            ])?,
             other => {
                 return Err(Error::config(format!(
                     "unknown separators preset '{other}': use one of {}, or give a custom list",
@@ -212,7 +232,10 @@ impl Sep {
                     .iter()
                     .map(|lit| {
                         let n = lit.len();
-                        memmem::find_iter(bytes, lit.as_bytes()).map(move |p| p + n).filter(|&cut| cut < bytes.len()).peekable()
+                        memmem::find_iter(bytes, lit.as_bytes())
+                            .map(move |p| p + n)
+                            .filter(|&cut| cut < bytes.len())
+                            .peekable()
                     })
                     .collect();
                 let mut last = None;
@@ -264,7 +287,7 @@ impl Sep {
 /// Chunk `range` of `text`.
 pub fn chunk(
     text: &str,
-    index: &SizeIndex,
+    index: &SizeIndex<'_>,
     seps: &Separators,
     size: usize,
     overlap: usize,
@@ -294,7 +317,7 @@ impl Splitter<'_, '_> {
     /// once (a text with no other separator has one piece per grapheme).
     fn split(&self, range: Range<usize>, level: usize, out: &mut Vec<Range<usize>>) {
         for level in level..self.seps.0.len() {
-            let mut packer: Option<Packer> = None;
+            let mut packer: Option<Packer<'_, '_>> = None;
             let mut prev = range.start;
             let mut oversize = |piece: Range<usize>, out: &mut Vec<Range<usize>>| self.split(piece, level + 1, out);
             self.seps.0[level].for_each_cut(self.text, range.clone(), &mut |cut| {
@@ -327,12 +350,12 @@ pub type OversizeHandler<'a> = dyn FnMut(Range<usize>, &mut Vec<Range<usize>>) +
 /// closes the open chunk and is handed to `oversize`.
 pub fn pack(
     text: &str,
-    index: &SizeIndex,
+    index: &SizeIndex<'_>,
     pieces: &[Range<usize>],
     size: usize,
     overlap: usize,
     out: &mut Vec<Range<usize>>,
-    oversize: &mut OversizeHandler,
+    oversize: &mut OversizeHandler<'_>,
 ) {
     let mut packer = Packer::new(text, index, size, overlap);
     for piece in pieces {
@@ -365,7 +388,7 @@ impl<'a, 't> Packer<'a, 't> {
         self.index.at_most(start..end) <= limit || self.index.size(trim_range(self.text, start..end)) <= limit
     }
 
-    pub fn push(&mut self, piece: Range<usize>, out: &mut Vec<Range<usize>>, oversize: &mut OversizeHandler) {
+    pub fn push(&mut self, piece: Range<usize>, out: &mut Vec<Range<usize>>, oversize: &mut OversizeHandler<'_>) {
         if !self.within(piece.start, piece.end, self.size) {
             self.close(out);
             oversize(piece, out);
@@ -384,7 +407,10 @@ impl<'a, 't> Packer<'a, 't> {
         push_trimmed(self.text, first.start..last_end, out);
         // Keep trailing pieces of the chunk just emitted as overlap.
         let mut g = 1;
-        while g < open.len() && (!self.within(open[g].start, last_end, self.overlap) || !self.within(open[g].start, piece.end, self.size)) {
+        while g < open.len()
+            && (!self.within(open[g].start, last_end, self.overlap)
+                || !self.within(open[g].start, piece.end, self.size))
+        {
             g += 1;
         }
         self.open.drop_front(g);

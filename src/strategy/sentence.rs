@@ -11,7 +11,7 @@ use crate::strategy::recursive::{self, Sep, Separators};
 use crate::strategy::Window;
 use std::ops::Range;
 
-pub fn chunk(text: &str, index: &SizeIndex, cfg: &ChunkConfig) -> Vec<Range<usize>> {
+pub fn chunk(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig) -> Vec<Range<usize>> {
     let max_n = if cfg.sentence.max_sentences == 0 { usize::MAX } else { cfg.sentence.max_sentences };
     let keep = cfg.sentence.overlap_sentences.min(max_n.saturating_sub(1));
     let fallback = Separators(vec![

@@ -69,8 +69,14 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let screen = Rect::new(0, 0, args.width, args.height);
     let theme = Theme::dark();
     let mut term = Terminal::new(TestBackend::new(args.width, args.height)).map_err(|e| Error::Io(e.to_string()))?;
-    println!("parameter change -> frame, {} ({} bytes), {}x{}, {} changes per strategy",
-        path.display(), doc.text.len(), args.width, args.height, args.changes);
+    println!(
+        "parameter change -> frame, {} ({} bytes), {}x{}, {} changes per strategy",
+        path.display(),
+        doc.text.len(),
+        args.width,
+        args.height,
+        args.changes
+    );
     let rt = Runtime::new(None);
     let config = ChunkConfig::default();
     let mut m = Model::new(doc, config.clone(), config.clone(), screen);
@@ -97,12 +103,27 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
         }
         lat.sort();
-        let chunks = if let Some(e) = &m.panes[0].error { format!("error: {e}") } else { m.panes[0].chunks.len().to_string() };
-        println!("{:<28} {:>8} {:>11} {:>11} {:>11}", strategy.name(), chunks, ms(pct(&lat, 0.5)), ms(pct(&lat, 0.95)), ms(lat[lat.len() - 1]));
+        let chunks =
+            if let Some(e) = &m.panes[0].error { format!("error: {e}") } else { m.panes[0].chunks.len().to_string() };
+        println!(
+            "{:<28} {:>8} {:>11} {:>11} {:>11}",
+            strategy.name(),
+            chunks,
+            ms(pct(&lat, 0.5)),
+            ms(pct(&lat, 0.95)),
+            ms(lat[lat.len() - 1])
+        );
         all.extend(lat);
     }
     all.sort();
-    println!("{:<28} {:>8} {:>11} {:>11} {:>11}   (target p95 < 16 ms)", "all", "", ms(pct(&all, 0.5)), ms(pct(&all, 0.95)), ms(all[all.len() - 1]));
+    println!(
+        "{:<28} {:>8} {:>11} {:>11} {:>11}   (target p95 < 16 ms)",
+        "all",
+        "",
+        ms(pct(&all, 0.5)),
+        ms(pct(&all, 0.95)),
+        ms(all[all.len() - 1])
+    );
 
     // Time to first frame on a big file: load, wrap, draw (chunks come later).
     let base = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
@@ -127,7 +148,13 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     draw(&mut term, &m, &theme)?;
     let chunked = t0.elapsed();
     let _ = std::fs::remove_file(&big);
-    println!("first frame, {} MB file ({} bytes): {}   (target < 1 s); with its {} chunks: {}",
-        bytes >> 20, bytes, ms(first), m.panes[0].chunks.len(), ms(chunked));
+    println!(
+        "first frame, {} MB file ({} bytes): {}   (target < 1 s); with its {} chunks: {}",
+        bytes >> 20,
+        bytes,
+        ms(first),
+        m.panes[0].chunks.len(),
+        ms(chunked)
+    );
     Ok(())
 }

@@ -72,7 +72,10 @@ pub fn model_chunked(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             set_error(m, format!("⚠ {}", semantic::short_warning(&w)));
         } else if let Some(id) = &model_id {
             let p = &m.panes[pane];
-            set_status(m, format!("{}: {} chunks with model {}", p.config.strategy, p.chunks.len(), semantic::short_model(id)));
+            set_status(
+                m,
+                format!("{}: {} chunks with model {}", p.config.strategy, p.chunks.len(), semantic::short_model(id)),
+            );
         }
     }
     cmds

@@ -167,7 +167,9 @@ pub fn recut_now(
         let s = a.sentences[i].start;
         if let Some(c) = chunks.iter_mut().find(|c| c.range.start <= s && s < c.range.end) {
             if !c.meta.fields.iter().any(|(k, _)| k == "embedding_truncated") {
-                c.meta.fields.push(("embedding_truncated".into(), "a sentence window here was cut to the model's input".into()));
+                c.meta
+                    .fields
+                    .push(("embedding_truncated".into(), "a sentence window here was cut to the model's input".into()));
             }
         }
     }

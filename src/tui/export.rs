@@ -13,10 +13,14 @@ use std::path::Path;
 pub fn default_path(doc: &Path, kind: ExportKind) -> String {
     let dir = doc.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = match kind {
-        ExportKind::Config if doc.file_name().is_some_and(|n| n == "chunktui.toml") => "chunktui.export.toml".to_string(),
+        ExportKind::Config if doc.file_name().is_some_and(|n| n == "chunktui.toml") => {
+            "chunktui.export.toml".to_string()
+        }
         ExportKind::Config => "chunktui.toml".to_string(),
         // `<stem>.chunks.jsonl` can never be the document's own name.
-        ExportKind::Chunks => format!("{}.chunks.jsonl", doc.file_stem().map_or("chunks".into(), |s| s.to_string_lossy())),
+        ExportKind::Chunks => {
+            format!("{}.chunks.jsonl", doc.file_stem().map_or("chunks".into(), |s| s.to_string_lossy()))
+        }
     };
     dir.join(name).display().to_string()
 }

@@ -115,7 +115,8 @@ impl Key {
     }
 
     pub fn parse(s: &str) -> Result<Key> {
-        let bad = || Error::config(format!("keymap: cannot read key '{s}' (try 'q', 'ctrl-s', 'shift-up', 'pgdn', 'f1')"));
+        let bad =
+            || Error::config(format!("keymap: cannot read key '{s}' (try 'q', 'ctrl-s', 'shift-up', 'pgdn', 'f1')"));
         let mut mods = KeyModifiers::NONE;
         let mut rest = s;
         loop {

@@ -21,8 +21,25 @@ pub fn char_width(c: char) -> usize {
 fn is_closing(c: char) -> bool {
     matches!(
         c,
-        '。' | '，' | '、' | '；' | '：' | '！' | '？' | '」' | '』' | '）' | '》' | '〉' | '】' | '〕' | '”' | '’' | '．' | '…'
-            | '～' | 'ー'
+        '。' | '，'
+            | '、'
+            | '；'
+            | '：'
+            | '！'
+            | '？'
+            | '」'
+            | '』'
+            | '）'
+            | '》'
+            | '〉'
+            | '】'
+            | '〕'
+            | '”'
+            | '’'
+            | '．'
+            | '…'
+            | '～'
+            | 'ー'
     )
 }
 
@@ -191,7 +208,8 @@ mod tests {
                 assert!(text.is_char_boundary(s as usize) && text.is_char_boundary(e as usize));
                 at = e as usize;
             }
-            let joined: usize = l.lines.iter().map(|&(s, e)| (e - s) as usize).sum::<usize>() + text.matches('\n').count();
+            let joined: usize =
+                l.lines.iter().map(|&(s, e)| (e - s) as usize).sum::<usize>() + text.matches('\n').count();
             assert_eq!(joined, text.len(), "{w}");
         }
     }

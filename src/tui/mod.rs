@@ -122,9 +122,7 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, model: &mut Model, theme:
         rt.exec(cmd);
     }
     loop {
-        terminal
-            .draw(|f| view::draw(model, theme, f))
-            .map_err(|e| Error::Io(format!("cannot draw: {e}")))?;
+        terminal.draw(|f| view::draw(model, theme, f)).map_err(|e| Error::Io(format!("cannot draw: {e}")))?;
         let Ok(first) = rt.rx.recv() else { return Ok(()) };
         // Drain everything queued, then draw once.
         for msg in std::iter::once(first).chain(rt.rx.try_iter()) {

@@ -1,8 +1,8 @@
 //! Messages are facts that happened (past tense); commands are things the
 //! runtime should do (verbs). `update` turns one into the other.
 
-use crate::chunk::Chunk;
 use super::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
+use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, Unit};
 use crate::document::Document;
 use crate::stats::Stats;
@@ -26,23 +26,53 @@ pub enum Msg {
     MouseUsed(MouseEvent),
     Resized(u16, u16),
     /// A chunk request finished (or failed) for one pane.
-    Chunked { pane: usize, rev: u64, result: Result<(Arc<Vec<Chunk>>, Stats), String> },
+    Chunked {
+        pane: usize,
+        rev: u64,
+        result: Result<(Arc<Vec<Chunk>>, Stats), String>,
+    },
     /// Standalone token counts of a pane's chunks under its tokenizer.
-    TokensCounted { pane: usize, rev: u64, counts: Vec<usize> },
+    TokensCounted {
+        pane: usize,
+        rev: u64,
+        counts: Vec<usize>,
+    },
     /// Syntax colours for the text from byte `from` on; `done` when the document is finished.
-    Highlighted { doc_rev: u64, runs: Vec<(u32, Color)>, done: bool },
+    Highlighted {
+        doc_rev: u64,
+        runs: Vec<(u32, Color)>,
+        done: bool,
+    },
     /// The watched file changed on disk and was read again (or could not be).
     FileReloaded(Result<Document, String>),
     /// An export was not written because the path exists.
-    ExportConflicted { path: PathBuf, kind: ExportKind },
+    ExportConflicted {
+        path: PathBuf,
+        kind: ExportKind,
+    },
     Exported(Result<PathBuf, String>),
     /// An embedding job got this far (texts embedded of all); 0 of 0 while the model loads.
-    EmbedProgress { pane: usize, id: u64, done: usize, total: usize },
+    EmbedProgress {
+        pane: usize,
+        id: u64,
+        done: usize,
+        total: usize,
+    },
     /// An embedding job for a re-cut strategy finished: the sentence
     /// distances (or the error, e.g. no ONNX Runtime) and the model's id.
-    Analyzed { pane: usize, id: u64, result: Result<Analyzed, String> },
+    Analyzed {
+        pane: usize,
+        id: u64,
+        result: Result<Analyzed, String>,
+    },
     /// A whole langchain-semantic / late run finished on the embedding thread.
-    ModelChunked { pane: usize, id: u64, rev: u64, model_id: Option<String>, result: Result<(Arc<Vec<Chunk>>, Stats), String> },
+    ModelChunked {
+        pane: usize,
+        id: u64,
+        rev: u64,
+        model_id: Option<String>,
+        result: Result<(Arc<Vec<Chunk>>, Stats), String>,
+    },
     /// SIGTERM, SIGINT or SIGHUP arrived (this signal number): quit as `q` does.
     Signalled(i32),
 }
@@ -58,15 +88,39 @@ pub struct Analyzed {
 
 #[derive(Debug, Clone)]
 pub enum Cmd {
-    Rechunk { pane: usize, rev: u64, config: ChunkConfig, text: Arc<str> },
+    Rechunk {
+        pane: usize,
+        rev: u64,
+        config: ChunkConfig,
+        text: Arc<str>,
+    },
     /// Embed for a model strategy (on the embedding thread). `key` is set
     /// for re-cut strategies (the result is an analysis), None for a whole
     /// langchain-semantic / late run (the result is chunks for `rev`).
-    Embed { pane: usize, id: u64, rev: u64, key: Option<AnalysisKey>, config: ChunkConfig, text: Arc<str>, cancel: CancelFlag },
+    Embed {
+        pane: usize,
+        id: u64,
+        rev: u64,
+        key: Option<AnalysisKey>,
+        config: ChunkConfig,
+        text: Arc<str>,
+        cancel: CancelFlag,
+    },
     /// Cut again from a cached analysis (on the chunker thread; no embedding).
     /// `resize`: the analysis was sized in another unit or tokenizer.
-    Recut { pane: usize, rev: u64, config: ChunkConfig, text: Arc<str>, analysis: Arc<SemanticAnalysis>, resize: bool },
-    Highlight { doc_rev: u64, text: Arc<str>, syntax: Option<String> },
+    Recut {
+        pane: usize,
+        rev: u64,
+        config: ChunkConfig,
+        text: Arc<str>,
+        analysis: Arc<SemanticAnalysis>,
+        resize: bool,
+    },
+    Highlight {
+        doc_rev: u64,
+        text: Arc<str>,
+        syntax: Option<String>,
+    },
     Export {
         path: PathBuf,
         kind: ExportKind,

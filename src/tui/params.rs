@@ -109,7 +109,8 @@ fn cycle_option(c: &mut ChunkConfig) -> String {
         }
         Markdown => {
             let options: [&[u8]; 4] = [&[1, 2, 3], &[1, 2], &[1], &[1, 2, 3, 4, 5, 6]];
-            let i = options.iter().position(|o| *o == c.markdown.levels.as_slice()).map_or(0, |i| (i + 1) % options.len());
+            let i =
+                options.iter().position(|o| *o == c.markdown.levels.as_slice()).map_or(0, |i| (i + 1) % options.len());
             c.markdown.levels = options[i].to_vec();
             format!("markdown levels {:?}", c.markdown.levels)
         }

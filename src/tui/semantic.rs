@@ -156,7 +156,14 @@ pub fn wants(m: &Model, q: usize, key: &AnalysisKey) -> bool {
 pub fn recut_cmd(m: &Model, pane: usize, c: &Cached) -> Cmd {
     let p = &m.panes[pane];
     let resize = c.sized_for != (p.config.unit, p.config.tokenizer.clone());
-    Cmd::Recut { pane, rev: p.rev, config: p.config.clone(), text: m.text.clone(), analysis: c.analysis.clone(), resize }
+    Cmd::Recut {
+        pane,
+        rev: p.rev,
+        config: p.config.clone(),
+        text: m.text.clone(),
+        analysis: c.analysis.clone(),
+        resize,
+    }
 }
 
 /// Stop the pane's running job (a newer request replaced it).
@@ -232,7 +239,13 @@ pub fn threshold_summary(c: &ChunkConfig) -> String {
 /// Move the threshold one step (`up`: fewer breakpoints). None when the
 /// strategy has no threshold.
 pub fn step_threshold(c: &mut ChunkConfig, up: bool) -> Option<String> {
-    if !matches!(c.strategy, StrategyKind::Semantic | StrategyKind::Adaptive | StrategyKind::SemanticGrouping | StrategyKind::LangchainSemantic) {
+    if !matches!(
+        c.strategy,
+        StrategyKind::Semantic
+            | StrategyKind::Adaptive
+            | StrategyKind::SemanticGrouping
+            | StrategyKind::LangchainSemantic
+    ) {
         return None;
     }
     let s = &mut c.semantic;

@@ -182,7 +182,10 @@ pub(super) fn select(m: &mut Model, k: usize) {
     }
     let unit = m.pane().config.unit;
     let chars = if unit == crate::config::Unit::Chars { String::new() } else { format!(" · {chars} chars") };
-    set_status(m, format!("chunk {k}: {size} {unit}{chars} · bytes {start}..{}", start + m.pane().chunks[k].range.len()));
+    set_status(
+        m,
+        format!("chunk {k}: {size} {unit}{chars} · bytes {start}..{}", start + m.pane().chunks[k].range.len()),
+    );
 }
 
 fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
@@ -194,10 +197,13 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
             let max = view::overlay::help_rows(m).saturating_sub(avail);
             match k.code {
                 KeyCode::Down | KeyCode::Char('j') | KeyCode::Char(' ') | KeyCode::PageDown => {
-                    m.help_scroll = (m.help_scroll + if k.code == KeyCode::Char('j') || k.code == KeyCode::Down { 1 } else { avail.max(1) }).min(max)
+                    m.help_scroll = (m.help_scroll
+                        + if k.code == KeyCode::Char('j') || k.code == KeyCode::Down { 1 } else { avail.max(1) })
+                    .min(max)
                 }
                 KeyCode::Up | KeyCode::Char('k') | KeyCode::PageUp => {
-                    m.help_scroll = m.help_scroll.saturating_sub(if k.code == KeyCode::PageUp { avail.max(1) } else { 1 })
+                    m.help_scroll =
+                        m.help_scroll.saturating_sub(if k.code == KeyCode::PageUp { avail.max(1) } else { 1 })
                 }
                 _ => m.mode = Mode::Normal,
             }
@@ -288,8 +294,18 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             select(m, k);
         }
         Action::Search => m.mode = Mode::Search(String::new()),
-        Action::ExportConfig => m.mode = Mode::ExportPath { input: super::export::default_path(&m.path, ExportKind::Config), kind: ExportKind::Config },
-        Action::ExportChunks => m.mode = Mode::ExportPath { input: super::export::default_path(&m.path, ExportKind::Chunks), kind: ExportKind::Chunks },
+        Action::ExportConfig => {
+            m.mode = Mode::ExportPath {
+                input: super::export::default_path(&m.path, ExportKind::Config),
+                kind: ExportKind::Config,
+            }
+        }
+        Action::ExportChunks => {
+            m.mode = Mode::ExportPath {
+                input: super::export::default_path(&m.path, ExportKind::Chunks),
+                kind: ExportKind::Chunks,
+            }
+        }
         Action::ToggleCompare => {
             m.compare = !m.compare;
             if !m.compare {
@@ -297,7 +313,8 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             }
             clamp_selection(m);
             relayout(m);
-            let msg = if m.compare { "comparing A and B: Tab switches the pane the keys edit" } else { "comparison off" };
+            let msg =
+                if m.compare { "comparing A and B: Tab switches the pane the keys edit" } else { "comparison off" };
             set_status(m, msg.into());
         }
         Action::SwitchPane if m.compare => {
@@ -325,7 +342,10 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
                     set_status(m, if m.compare { format!("{}: {msg}", ["A", "B"][active]) } else { msg });
                     return rechunk(m, active).into_iter().collect();
                 }
-                None => set_status(m, format!("strategy {} has no threshold: S reaches the model strategies", m.pane().config.strategy)),
+                None => set_status(
+                    m,
+                    format!("strategy {} has no threshold: S reaches the model strategies", m.pane().config.strategy),
+                ),
             }
         }
         param => {

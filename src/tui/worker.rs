@@ -59,7 +59,10 @@ impl Runtime {
             .spawn(move || chunk_worker(chunk_rx, c, t))
             .expect("spawn chunker");
         let t = tx.clone();
-        std::thread::Builder::new().name("token-counter".into()).spawn(move || count_worker(count_rx, t)).expect("spawn counter");
+        std::thread::Builder::new()
+            .name("token-counter".into())
+            .spawn(move || count_worker(count_rx, t))
+            .expect("spawn counter");
         let counter = std::sync::Mutex::new(count_tx.clone());
         let embed_tx = embedder::spawn(
             tx.clone(),

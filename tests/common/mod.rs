@@ -65,7 +65,7 @@ pub fn config(kind: StrategyKind, unit: Unit, size: usize, overlap: usize) -> Ch
 /// Run `cfg` on `text` and check every invariant. `Ok(None)` when the
 /// strategy is not implemented yet, or is a LangChain one refusing a text
 /// with a tokenizer special token (as LangChain does).
-pub fn run_and_check(checker: &Checker, cfg: &ChunkConfig) -> Result<Option<Vec<Chunk>>, String> {
+pub fn run_and_check(checker: &Checker<'_>, cfg: &ChunkConfig) -> Result<Option<Vec<Chunk>>, String> {
     let chunker = Chunker::new(cfg).map_err(|e| format!("Chunker::new({}): {e}", describe(cfg)))?;
     let chunks = match chunker.chunk(checker.text) {
         Ok(c) => c,
@@ -139,7 +139,10 @@ impl<'t> Checker<'t> {
                 return Err(format!("chunk {i}: empty range {:?}", c.range));
             }
             if c.meta.text.is_some() {
-                return Err(format!("chunk {i}: carries rewritten text, but {} chunks are source slices", cfg.strategy));
+                return Err(format!(
+                    "chunk {i}: carries rewritten text, but {} chunks are source slices",
+                    cfg.strategy
+                ));
             }
         }
 
@@ -162,7 +165,11 @@ impl<'t> Checker<'t> {
         for (i, c) in chunks.iter().enumerate() {
             let expected = self.index.size(c.range.clone());
             if c.size != expected {
-                return Err(format!("chunk {i}: reported size {} but the range measures {expected}: {}", c.size, show(text, &c.range)));
+                return Err(format!(
+                    "chunk {i}: reported size {} but the range measures {expected}: {}",
+                    c.size,
+                    show(text, &c.range)
+                ));
             }
         }
 
@@ -183,8 +190,7 @@ impl<'t> Checker<'t> {
             StrategyKind::Recursive | StrategyKind::Markdown => self.check_overlap_units(cfg, chunks),
             StrategyKind::Sentence => self.check_sentence_overlap(cfg, chunks),
             StrategyKind::Document => {
-                let expected: Vec<Range<usize>> =
-                    if text.trim().is_empty() { vec![] } else { vec![0..text.len()] };
+                let expected: Vec<Range<usize>> = if text.trim().is_empty() { vec![] } else { vec![0..text.len()] };
                 let got: Vec<_> = chunks.iter().map(|c| c.range.clone()).collect();
                 if got != expected {
                     return Err(format!("document: expected {expected:?}, got {got:?}"));
@@ -215,7 +221,12 @@ impl<'t> Checker<'t> {
         if cfg.strategy.promises_size_limit() {
             for (i, c) in chunks.iter().enumerate() {
                 if c.size > cfg.size && c.text(self.text).graphemes(true).count() > 1 {
-                    return Err(format!("chunk {i}: size {} over the limit {}: {}", c.size, cfg.size, show(self.text, &c.range)));
+                    return Err(format!(
+                        "chunk {i}: size {} over the limit {}: {}",
+                        c.size,
+                        cfg.size,
+                        show(self.text, &c.range)
+                    ));
                 }
             }
         }
@@ -323,7 +334,8 @@ impl<'t> Checker<'t> {
             // Otherwise: whole trailing sentences of the previous chunk, at most `keep`.
             let first = sents.partition_point(|s| s.start < r.start);
             let last = sents.partition_point(|s| s.end <= r.end);
-            let whole = first < sents.len() && sents[first].start == r.start && last > 0 && sents[last - 1].end == r.end;
+            let whole =
+                first < sents.len() && sents[first].start == r.start && last > 0 && sents[last - 1].end == r.end;
             if !whole || last - first > keep {
                 return Err(format!(
                     "chunks {i} and {}: overlap {} is not at most {keep} whole sentence(s) (and {size} {} > overlap {})",
@@ -387,7 +399,7 @@ impl<'t> Checker<'t> {
 /// for the last), minus surrounding whitespace; a window that trims to within
 /// the one before it (it only added whitespace) is left out. The last window
 /// is the first that reaches the end.
-pub fn fixed_expected(text: &str, index: &SizeIndex, unit: Unit, size: usize, overlap: usize) -> Vec<Range<usize>> {
+pub fn fixed_expected(text: &str, index: &SizeIndex<'_>, unit: Unit, size: usize, overlap: usize) -> Vec<Range<usize>> {
     let stride = size - overlap;
     let mut out = Vec::new();
     match (unit, index.spans()) {
@@ -465,7 +477,8 @@ fn first_gap(chunks: &[Chunk], text: &str) -> Range<usize> {
 pub fn text_cover(text: &str, chunks: &[Chunk]) -> Result<(), String> {
     // Python's str.strip() (what LangChain strips with) also treats the
     // information separators U+001C..U+001F as whitespace.
-    let squeeze = |s: &str| s.chars().filter(|&c| !(c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))).collect::<String>();
+    let squeeze =
+        |s: &str| s.chars().filter(|&c| !(c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))).collect::<String>();
     let source = squeeze(text);
     let mut reach: std::collections::BTreeSet<usize> = [0usize].into(); // bytes of `source`
     for (i, c) in chunks.iter().enumerate() {
@@ -603,7 +616,11 @@ fn floor(text: &str, mut at: usize) -> usize {
 
 /// Wait for a child process, or kill it at `limit` and fail: a test of input
 /// that could hang must fail, never hang the suite.
-pub fn wait_or_kill(child: &mut std::process::Child, limit: std::time::Duration, what: &str) -> std::process::ExitStatus {
+pub fn wait_or_kill(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    what: &str,
+) -> std::process::ExitStatus {
     let started = std::time::Instant::now();
     loop {
         if let Some(status) = child.try_wait().expect("wait for the child") {

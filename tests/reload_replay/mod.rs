@@ -74,7 +74,13 @@ pub fn answer(cmd: Cmd) -> Vec<Msg> {
         ],
         Cmd::Embed { pane, id, rev, key: None, config, text, .. } => vec![
             Msg::EmbedProgress { pane, id, done: 1, total: 2 },
-            Msg::ModelChunked { pane, id, rev, model_id: Some("test-model".into()), result: cut(&without_model(&config), &text) },
+            Msg::ModelChunked {
+                pane,
+                id,
+                rev,
+                model_id: Some("test-model".into()),
+                result: cut(&without_model(&config), &text),
+            },
         ],
         Cmd::Highlight { doc_rev, text, .. } => {
             // A colour change at every line start, as the highlighter reports.
@@ -98,7 +104,10 @@ pub fn check(m: &Model) -> Result<(), String> {
             return Err(format!("pane {i} holds chunks outside the text ({} bytes), last {last:?}", m.text.len()));
         }
         if p.chunks_doc != m.doc_rev {
-            return Err(format!("pane {i} holds chunks of text revision {}, the screen shows {}", p.chunks_doc, m.doc_rev));
+            return Err(format!(
+                "pane {i} holds chunks of text revision {}, the screen shows {}",
+                p.chunks_doc, m.doc_rev
+            ));
         }
         if p.tokens.as_ref().is_some_and(|t| t.len() != p.chunks.len()) {
             return Err(format!("pane {i} token counts belong to other chunks"));
@@ -108,7 +117,9 @@ pub fn check(m: &Model) -> Result<(), String> {
     if m.selected.is_some_and(|s| s >= n) {
         return Err(format!("selected {:?} of {n} chunks", m.selected));
     }
-    if m.layout.doc_rev != m.doc_rev || !m.layout.lines.iter().all(|&(s, e)| m.text.get(s as usize..e as usize).is_some()) {
+    if m.layout.doc_rev != m.doc_rev
+        || !m.layout.lines.iter().all(|&(s, e)| m.text.get(s as usize..e as usize).is_some())
+    {
         return Err("the layout belongs to another text".into());
     }
     if m.top >= m.layout.len().max(1) {

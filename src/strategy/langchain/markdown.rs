@@ -87,7 +87,7 @@ fn flush(lines: &mut Lines, meta: &Rc<Meta>, out: &mut Vec<Block>, each_line: bo
     }
 }
 
-pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
+pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Chunk>> {
     let lc = &cfg.langchain;
     // sorted(headers, key=len(marker), reverse=True): stable, longest first.
     let mut headers: Vec<(&str, &str)> = lc.headers.iter().map(|(m, n)| (m.as_str(), n.as_str())).collect();
@@ -184,14 +184,16 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Chunk>> {
 fn aggregate(out: &mut Vec<Block>, b: Block, strip_headers: bool) -> Result<()> {
     if let Some(last) = out.last_mut() {
         let same = dict_eq(&last.meta, &b.meta);
-        let deeper_after_header = !same && last.meta.len() < b.meta.len() && {
-            let last_line = last.content.rsplit('\n').next().unwrap_or("");
-            // Python indexes [0] here and raises IndexError on an empty line.
-            let first = last_line.chars().next().ok_or_else(|| {
+        let deeper_after_header = !same
+            && last.meta.len() < b.meta.len()
+            && {
+                let last_line = last.content.rsplit('\n').next().unwrap_or("");
+                // Python indexes [0] here and raises IndexError on an empty line.
+                let first = last_line.chars().next().ok_or_else(|| {
                 Error::input("LangChain's MarkdownHeaderTextSplitter raises IndexError on this text (a chunk ends with an empty line)")
             })?;
-            first == '#' && !strip_headers
-        };
+                first == '#' && !strip_headers
+            };
         if same || deeper_after_header {
             last.content.push_str("  \n");
             last.content.push_str(&b.content);

@@ -226,11 +226,10 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     a[..head] == b[..head] && (a.len() <= 8 || a[head..] == b[head..])
 }
 
-
 /// Place chunks the way `TextSplitter.create_documents(add_start_index=True)`
 /// does: `index = text.find(chunk, max(0, index + previous_chunk_len -
 /// chunk_overlap))`, all in code points, `index = -1` when not found.
-pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn) -> Vec<Chunk> {
+pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn<'_>) -> Vec<Chunk> {
     let mut cursor = CpCursor::new(text);
     let mut index: i64 = 0;
     let mut previous_len: i64 = 0;
@@ -299,10 +298,7 @@ mod tests {
         let text = "Hello world, this is a test.\n\nSecond para here.";
         let c = cfg(StrategyKind::LangchainRecursive, 10, 4);
         let chunks = run(text, &c);
-        assert_eq!(
-            texts(text, &chunks),
-            ["Hello", "world,", "this is a", "a test.", "Second", "para", "here."]
-        );
+        assert_eq!(texts(text, &chunks), ["Hello", "world,", "this is a", "a test.", "Second", "para", "here."]);
         for ch in &chunks {
             assert!(ch.meta.text.is_none());
             assert_eq!(ch.size, ch.text(text).chars().count());
@@ -365,7 +361,11 @@ mod tests {
             for start in (0..hay.len() - len).step_by(7) {
                 let pat = &hay[start..start + len];
                 for from in [0, 1, 5, start / 2] {
-                    assert_eq!(find_long(&hay[from..], pat), memchr::memmem::find(&hay[from..], pat), "{len} {start} {from}");
+                    assert_eq!(
+                        find_long(&hay[from..], pat),
+                        memchr::memmem::find(&hay[from..], pat),
+                        "{len} {start} {from}"
+                    );
                 }
             }
         }

@@ -74,11 +74,7 @@ impl Sep {
     /// Python `re.split` match positions in `s` (relative), in order, each
     /// with the spans of the capture groups that matched (for a pattern with
     /// groups).
-    fn for_each_match(
-        &self,
-        s: &str,
-        f: &mut dyn FnMut((usize, usize), &[Range<usize>]) -> Result<()>,
-    ) -> Result<()> {
+    fn for_each_match(&self, s: &str, f: &mut dyn FnMut((usize, usize), &[Range<usize>]) -> Result<()>) -> Result<()> {
         match &self.matcher {
             Matcher::Empty => {}
             Matcher::Literal(finder) => {
@@ -226,7 +222,9 @@ impl BudgetedRegex {
             .delegate_dfa_size_limit(self.size_limit)
             .build()
             .map_err(|e| match e {
-                fancy_regex::Error::CompileError(fancy_regex::CompileError::InnerError(e)) if e.size_limit().is_some() => {
+                fancy_regex::Error::CompileError(fancy_regex::CompileError::InnerError(e))
+                    if e.size_limit().is_some() =>
+                {
                     regex_too_big(&self.raw, self.size_limit, self.regex_count)
                 }
                 e => Error::config(format!(
@@ -239,10 +237,7 @@ impl BudgetedRegex {
     }
 
     /// `search` under the budget.
-    fn run<T>(
-        &self,
-        search: impl Fn(&fancy_regex::Regex) -> std::result::Result<T, fancy_regex::Error>,
-    ) -> Result<T> {
+    fn run<T>(&self, search: impl Fn(&fancy_regex::Regex) -> std::result::Result<T, fancy_regex::Error>) -> Result<T> {
         let first = self.start.get();
         let mut level = first;
         loop {
@@ -448,17 +443,21 @@ impl<'a> Measure<'a> {
 
 /// The separator regexes of a run and the compiled-size share of each.
 fn regex_count(is_regex: bool, raws: &[&str]) -> usize {
-    if is_regex { raws.iter().filter(|r| !r.is_empty()).count() } else { 0 }
+    if is_regex {
+        raws.iter().filter(|r| !r.is_empty()).count()
+    } else {
+        0
+    }
 }
 
 /// `CharacterTextSplitter.split_text`.
-pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Raw>> {
+pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Raw>> {
     let lc = &cfg.langchain;
     let keep = Keep::from_config(lc.keep_separator, false);
     let count = regex_count(lc.is_separator_regex, &[&lc.separator]);
     let sep = Sep::new(&lc.separator, lc.is_separator_regex, count, text.len())?;
-    let lookaround = lc.is_separator_regex
-        && ["(?=", "(?<!", "(?<=", "(?!"].iter().any(|p| lc.separator.starts_with(p));
+    let lookaround =
+        lc.is_separator_regex && ["(?=", "(?<!", "(?<=", "(?!"].iter().any(|p| lc.separator.starts_with(p));
     let merge_sep = if keep != Keep::No || lookaround { "" } else { lc.separator.as_str() };
     let m = Merge { text, size: cfg.size, overlap: cfg.overlap, strip: lc.strip_whitespace };
     let mut merger = Merger::new(&m, merge_sep, len.len(merge_sep));
@@ -477,7 +476,7 @@ pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Raw>>
 pub const DEFAULT_SEPARATORS: [&str; 4] = ["\n\n", "\n", " ", ""];
 
 /// `RecursiveCharacterTextSplitter.split_text`.
-pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Raw>> {
+pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Raw>> {
     let lc = &cfg.langchain;
     // `separators or [...]`: an empty list means the defaults too.
     let raws: Vec<&str> = match &lc.separators {
@@ -485,7 +484,8 @@ pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn) -> Result<Vec<Raw>>
         _ => DEFAULT_SEPARATORS.to_vec(),
     };
     let count = regex_count(lc.is_separator_regex, &raws);
-    let seps = raws.iter().map(|s| Sep::new(s, lc.is_separator_regex, count, text.len())).collect::<Result<Vec<_>>>()?;
+    let seps =
+        raws.iter().map(|s| Sep::new(s, lc.is_separator_regex, count, text.len())).collect::<Result<Vec<_>>>()?;
     let sep_lens: Vec<usize> = seps.iter().map(|s| len.len(&s.raw)).collect();
     let rec = Recursive {
         merge: Merge { text, size: cfg.size, overlap: cfg.overlap, strip: lc.strip_whitespace },

@@ -29,9 +29,8 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw
     }
     // Token boundaries of the whole text, kept for the next call: the
     // workbench re-chunks the same document on every key press.
-    let offsets = doc_cache::get_or_build(&format!("tiktoken offsets {}", cfg.tokenizer), text, || {
-        token_offsets(text, bpe)
-    })?;
+    let offsets =
+        doc_cache::get_or_build(&format!("tiktoken offsets {}", cfg.tokenizer), text, || token_offsets(text, bpe))?;
     let n = offsets.len() - 1;
     let mut out = Vec::new();
     let mut start = 0;

@@ -127,7 +127,11 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             buf[(tx, y)].set_symbol("┊").set_style(theme.dim);
             continue;
         };
-        let style = if r.above { theme.warn.add_modifier(Modifier::BOLD) } else { theme.accent.remove_modifier(Modifier::BOLD) };
+        let style = if r.above {
+            theme.warn.add_modifier(Modifier::BOLD)
+        } else {
+            theme.accent.remove_modifier(Modifier::BOLD)
+        };
         let n = eighths(r.value);
         for k in 0..bw {
             let filled = n.saturating_sub(k as usize * 8).min(8);

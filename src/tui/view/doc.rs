@@ -169,7 +169,15 @@ pub fn search_matches(m: &Model, from: usize, to: usize) -> Vec<std::ops::Range<
 }
 
 /// The index of a chunk starting on this line, in that chunk's colours.
-fn gutter(chunks: &[Chunk], theme: &Theme, selected: Option<usize>, s: usize, next: usize, area: Rect, buf: &mut Buffer) {
+fn gutter(
+    chunks: &[Chunk],
+    theme: &Theme,
+    selected: Option<usize>,
+    s: usize,
+    next: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let k = chunks.partition_point(|c| c.range.start < s);
     let Some(c) = chunks.get(k).filter(|c| c.range.start < next) else { return };
     let more = chunks.get(k + 1).is_some_and(|c| c.range.start < next);

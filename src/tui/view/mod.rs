@@ -123,7 +123,7 @@ pub fn regions(screen: Rect, compare: bool, chart: bool) -> Regions {
     g
 }
 
-pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame) {
+pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame<'_>) {
     let area = frame.area();
     render(m, theme, area, frame.buffer_mut());
 }
@@ -176,8 +176,16 @@ pub fn chunk_count(m: &Model, p: usize) -> String {
 pub fn settings_summary(m: &Model, p: usize) -> String {
     let c = &m.panes[p].config;
     if c.strategy.needs_model() {
-        let model = m.panes[p].sem.model_id.as_deref().map_or_else(|| semantic::model_label(c), |id| semantic::short_model(id).to_string());
-        let t = if c.strategy == crate::config::StrategyKind::Late { String::new() } else { format!(" {}", semantic::threshold_summary(c)) };
+        let model = m.panes[p]
+            .sem
+            .model_id
+            .as_deref()
+            .map_or_else(|| semantic::model_label(c), |id| semantic::short_model(id).to_string());
+        let t = if c.strategy == crate::config::StrategyKind::Late {
+            String::new()
+        } else {
+            format!(" {}", semantic::threshold_summary(c))
+        };
         return format!("{} {} {}{t} · {model}", c.strategy, c.size, c.unit);
     }
     if c.uses_overlap() {
@@ -220,8 +228,11 @@ fn status(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         let w = (label.chars().count() + bar.chars().count() + 2) as u16;
         let r = Rect { x: area.x + area.width.saturating_sub(w), width: w.min(area.width), ..area };
         area.width = area.width.saturating_sub(w);
-        Paragraph::new(Line::from(vec![Span::styled(format!(" {label} "), theme.accent), Span::styled(bar, theme.accent)]))
-            .render(r, buf);
+        Paragraph::new(Line::from(vec![
+            Span::styled(format!(" {label} "), theme.accent),
+            Span::styled(bar, theme.accent),
+        ]))
+        .render(r, buf);
     }
     Paragraph::new(Line::from(Span::styled(format!(" {}", m.status.text), style))).render(area, buf);
 }

@@ -84,7 +84,9 @@ pub fn help(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         "Colours: one background per chunk; the light band is overlap.".into()
     };
     lines.push(Line::styled(last, theme.dim));
-    Paragraph::new(lines).block(Block::new().borders(Borders::ALL).border_style(theme.accent).title(" Help ")).render(r, buf);
+    Paragraph::new(lines)
+        .block(Block::new().borders(Borders::ALL).border_style(theme.accent).title(" Help "))
+        .render(r, buf);
 }
 
 /// Clear a box drawn over the screen, and the wide glyphs (CJK) that start
@@ -114,7 +116,9 @@ pub fn help_rows(m: &Model) -> usize {
 
 pub fn prompt(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let line = match &m.mode {
-        Mode::Search(q) => Line::from(vec![Span::styled(" search: ", theme.accent), Span::styled(format!("{q}▏"), theme.text)]),
+        Mode::Search(q) => {
+            Line::from(vec![Span::styled(" search: ", theme.accent), Span::styled(format!("{q}▏"), theme.text)])
+        }
         Mode::ExportPath { input, kind } => {
             let what = if *kind == ExportKind::Config { "config" } else { "chunks" };
             Line::from(vec![
@@ -123,10 +127,9 @@ pub fn prompt(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
                 Span::styled("  (Enter writes, Esc cancels)", theme.dim),
             ])
         }
-        Mode::ConfirmOverwrite { path, .. } => Line::from(vec![Span::styled(
-            format!(" {} exists: overwrite? (y/n)", path.display()),
-            theme.warn,
-        )]),
+        Mode::ConfirmOverwrite { path, .. } => {
+            Line::from(vec![Span::styled(format!(" {} exists: overwrite? (y/n)", path.display()), theme.warn)])
+        }
         _ => return,
     };
     Clear.render(area, buf);

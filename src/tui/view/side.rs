@@ -3,9 +3,9 @@
 
 use crate::config::Unit;
 use crate::stats::Stats;
+use crate::tui::keymap::Action;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
-use crate::tui::keymap::Action;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -46,7 +46,11 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let title = if m.compare { format!(" Parameters ({}) ", ["A", "B"][m.active]) } else { " Parameters ".into() };
     let row = |name: &str, value: String, keys: String| {
         // Long values (an hf: path, sentence options) end in … so the key column stays put.
-        let value = if value.chars().count() > 21 { format!("{}…", value.chars().take(20).collect::<String>()) } else { value };
+        let value = if value.chars().count() > 21 {
+            format!("{}…", value.chars().take(20).collect::<String>())
+        } else {
+            value
+        };
         Line::from(vec![
             Span::styled(format!("{name:<10}"), theme.dim),
             Span::styled(format!("{value:<22}"), theme.text.add_modifier(Modifier::BOLD)),
@@ -60,7 +64,12 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         row("size", c.size.to_string(), format!("{} {}", key(m, Action::SizeDown), key(m, Action::SizeUp))),
         row("overlap", c.overlap.to_string(), format!("{} {}", key(m, Action::OverlapDown), key(m, Action::OverlapUp))),
         if c.strategy.needs_model() && c.strategy != crate::config::StrategyKind::Late {
-            let keys = format!("{} {} {}", key(m, Action::ThresholdDown), key(m, Action::ThresholdUp), key(m, Action::CycleThresholdType));
+            let keys = format!(
+                "{} {} {}",
+                key(m, Action::ThresholdDown),
+                key(m, Action::ThresholdUp),
+                key(m, Action::CycleThresholdType)
+            );
             row("threshold", crate::tui::semantic::threshold_summary(c), keys)
         } else {
             row("preset", c.recursive.preset.clone(), key(m, Action::CyclePreset))
@@ -165,8 +174,7 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         let c = &pane.chunks[k];
         let y = inner.y + 1 + row as u16;
         let tokens = pane.tokens.as_ref().and_then(|t| t.get(k).copied());
-        let over = limit.is_some_and(|l| c.size > l)
-            || m.max_tokens.zip(tokens).is_some_and(|(max, t)| t > max);
+        let over = limit.is_some_and(|l| c.size > l) || m.max_tokens.zip(tokens).is_some_and(|(max, t)| t > max);
         // Checked slices: a range that does not fit the text draws as empty, never panics.
         let ovl = pane.chunks.get(k + 1).map_or(0, |n| {
             let r = n.range.start..c.range.end.min(n.range.end);
@@ -174,8 +182,12 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         });
         let chunk_text = c.checked_text(text).unwrap_or("");
         let chars = chunk_text.chars().count();
-        let preview: String =
-            chunk_text.trim_start().chars().take(inner.width as usize).map(|ch| if ch.is_control() { ' ' } else { ch }).collect();
+        let preview: String = chunk_text
+            .trim_start()
+            .chars()
+            .take(inner.width as usize)
+            .map(|ch| if ch.is_control() { ' ' } else { ch })
+            .collect();
         let tok = tokens.map_or("…".to_string(), |t| t.to_string());
         let row_style = if m.selected == Some(k) { theme.selected } else { theme.text };
         let flag = if over { "!" } else { " " };
@@ -205,7 +217,8 @@ pub fn compare_stats(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let half = area.width / 2;
     for p in 0..2 {
         let r = Rect { x: area.x + half * p as u16, width: if p == 0 { half } else { area.width - half }, ..area };
-        let title = format!(" {}{}: {} ", if m.active == p { "▶" } else { "" }, ["A", "B"][p], super::settings_summary(m, p));
+        let title =
+            format!(" {}{}: {} ", if m.active == p { "▶" } else { "" }, ["A", "B"][p], super::settings_summary(m, p));
         let b = block(&title, theme);
         let inner = b.inner(r);
         b.render(r, buf);
