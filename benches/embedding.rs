@@ -13,11 +13,10 @@
 //!
 //! CHUNKTUI_BENCH_MODEL=DIR picks another model directory.
 
-use chunktui::embed::{
-    default_model_dir, CachedEmbedder, Control, Embedder, Limits, ModelOptions, OnnxEmbedder, SemanticAnalysis,
-    Threshold,
-};
+use chunktui::embed::{default_model_dir, CachedEmbedder, ModelOptions, OnnxEmbedder};
+use chunktui::embedding::{Control, Embedder};
 use chunktui::size::Sizer;
+use chunktui::strategy::semantic::analysis::{Limits, SemanticAnalysis, Threshold};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::path::PathBuf;
 use std::sync::OnceLock;

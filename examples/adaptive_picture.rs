@@ -20,7 +20,9 @@
 //! and reason are recomputed here from the analysis for display.
 
 use chunktui::config::SemanticOptions;
-use chunktui::embed::{self, strategies, Control, Limits, Threshold};
+use chunktui::embed;
+use chunktui::embedding::Control;
+use chunktui::strategy::semantic::{self, analysis::Limits, analysis::Threshold};
 use chunktui::{ChunkConfig, Chunker, StrategyKind};
 use unicode_width::UnicodeWidthStr;
 
@@ -62,7 +64,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let chunker = chunker.with_embedder(embedder.clone());
     let cfg = &chunker.config;
 
-    let analysis = strategies::analyze(&chunker, &text, Control::none())?;
+    let index = chunker.sizer.index(&text)?;
+    let analysis = semantic::analyze(&text, cfg.semantic.buffer_size, embedder.as_ref(), &index, Control::none())?;
     let threshold = Threshold::from_options(&cfg.semantic);
     let limits = Limits { max: cfg.size, min: cfg.semantic.min_size };
     let ranges = analysis.adaptive(threshold, limits);
@@ -109,7 +112,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "threshold: {:?} {} -> breakpoint where d > {cutoff:.4}",
         cfg.semantic.threshold_type,
-        cfg.semantic.threshold.unwrap_or_else(|| Threshold::default_amount(cfg.semantic.threshold_type))
+        cfg.semantic.threshold.unwrap_or_else(|| cfg.semantic.threshold_type.default_amount())
     );
     println!(
         "distances: min {:.4}  max {:.4}  ({} sentences, {} boundaries)",

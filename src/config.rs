@@ -3,6 +3,8 @@
 //! --config` and by library users. TOML or JSON, chosen by file extension.
 
 use crate::error::{Error, Result};
+use crate::strategy::OverlapRule;
+pub use crate::strategy::StrategyKind;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -20,103 +22,6 @@ pub const MAX_COUNT: usize = u32::MAX as usize;
 /// The smallest model input (`semantic.max_tokens`) that leaves room for the
 /// model's special tokens and some text.
 pub const MIN_MODEL_TOKENS: usize = 4;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StrategyKind {
-    Fixed,
-    Recursive,
-    Sentence,
-    Markdown,
-    Document,
-    LangchainCharacter,
-    LangchainRecursive,
-    LangchainToken,
-    LangchainMarkdownHeader,
-    LangchainSemantic,
-    Semantic,
-    SemanticGrouping,
-    Adaptive,
-    Late,
-}
-
-impl StrategyKind {
-    pub const ALL: [StrategyKind; 14] = [
-        StrategyKind::Fixed,
-        StrategyKind::Recursive,
-        StrategyKind::Sentence,
-        StrategyKind::Markdown,
-        StrategyKind::Document,
-        StrategyKind::LangchainCharacter,
-        StrategyKind::LangchainRecursive,
-        StrategyKind::LangchainToken,
-        StrategyKind::LangchainMarkdownHeader,
-        StrategyKind::LangchainSemantic,
-        StrategyKind::Semantic,
-        StrategyKind::SemanticGrouping,
-        StrategyKind::Adaptive,
-        StrategyKind::Late,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            StrategyKind::Fixed => "fixed",
-            StrategyKind::Recursive => "recursive",
-            StrategyKind::Sentence => "sentence",
-            StrategyKind::Markdown => "markdown",
-            StrategyKind::Document => "document",
-            StrategyKind::LangchainCharacter => "langchain-character",
-            StrategyKind::LangchainRecursive => "langchain-recursive",
-            StrategyKind::LangchainToken => "langchain-token",
-            StrategyKind::LangchainMarkdownHeader => "langchain-markdown-header",
-            StrategyKind::LangchainSemantic => "langchain-semantic",
-            StrategyKind::Semantic => "semantic",
-            StrategyKind::SemanticGrouping => "semantic-grouping",
-            StrategyKind::Adaptive => "adaptive",
-            StrategyKind::Late => "late",
-        }
-    }
-
-    pub fn parse(name: &str) -> Result<Self> {
-        StrategyKind::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| {
-            let names: Vec<_> = StrategyKind::ALL.iter().map(|k| k.name()).collect();
-            Error::config(format!("unknown strategy '{name}': use one of {}", names.join(", ")))
-        })
-    }
-
-    /// Strategies that need an embedding model.
-    pub fn needs_model(self) -> bool {
-        matches!(
-            self,
-            StrategyKind::LangchainSemantic
-                | StrategyKind::Semantic
-                | StrategyKind::SemanticGrouping
-                | StrategyKind::Adaptive
-                | StrategyKind::Late
-        )
-    }
-
-    /// Strategies whose chunks must stay within `size`. LangChain's do not
-    /// promise it: they add up piece lengths (token counts of pieces are not
-    /// the count of the joined chunk) and pass unsplittable pieces through.
-    pub fn promises_size_limit(self) -> bool {
-        !matches!(
-            self,
-            StrategyKind::Document
-                | StrategyKind::LangchainMarkdownHeader
-                | StrategyKind::LangchainSemantic
-                | StrategyKind::LangchainCharacter
-                | StrategyKind::LangchainRecursive
-                | StrategyKind::LangchainToken
-        )
-    }
-}
-
-impl std::fmt::Display for StrategyKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -325,6 +230,37 @@ pub enum ThresholdType {
     Absolute,
 }
 
+impl ThresholdType {
+    pub const ALL: [ThresholdType; 5] = [
+        ThresholdType::Percentile,
+        ThresholdType::StandardDeviation,
+        ThresholdType::Interquartile,
+        ThresholdType::Gradient,
+        ThresholdType::Absolute,
+    ];
+
+    /// The name in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThresholdType::Percentile => "percentile",
+            ThresholdType::StandardDeviation => "standard_deviation",
+            ThresholdType::Interquartile => "interquartile",
+            ThresholdType::Gradient => "gradient",
+            ThresholdType::Absolute => "absolute",
+        }
+    }
+
+    /// The amount used when `semantic.threshold` is left out (LangChain's defaults).
+    pub fn default_amount(self) -> f64 {
+        match self {
+            ThresholdType::Percentile | ThresholdType::Gradient => 95.0,
+            ThresholdType::StandardDeviation => 3.0,
+            ThresholdType::Interquartile => 1.5,
+            ThresholdType::Absolute => 0.3,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SemanticOptions {
@@ -388,37 +324,29 @@ impl ChunkConfig {
     /// a model strategy records which model it uses (the default one by name),
     /// so an exported config says how its chunks were made.
     pub fn normalize(&mut self) {
-        if self.strategy == StrategyKind::LangchainToken {
-            self.unit = Unit::Tokens;
+        let spec = self.strategy.spec();
+        if let Some(unit) = spec.forces_unit {
+            self.unit = unit;
         }
-        if self.strategy.needs_model() && self.semantic.model.is_none() {
+        if spec.needs_model && self.semantic.model.is_none() {
             self.semantic.model = Some(DEFAULT_MODEL.to_string());
         }
     }
 
     /// Whether `overlap` (in `unit`) shapes this strategy's chunks.
     pub fn uses_overlap(&self) -> bool {
-        !matches!(
-            self.strategy,
-            StrategyKind::Sentence
-                | StrategyKind::Document
-                | StrategyKind::LangchainMarkdownHeader
-                | StrategyKind::LangchainSemantic
-                | StrategyKind::Semantic
-                | StrategyKind::SemanticGrouping
-                | StrategyKind::Adaptive
-        )
+        self.strategy.spec().uses_overlap()
     }
 
     /// The overlap as this strategy applies it: "200 chars", "1 sentence", "none".
     pub fn overlap_label(&self) -> String {
-        match self.strategy {
-            StrategyKind::Sentence => {
+        match self.strategy.spec().overlap {
+            OverlapRule::Sentences => {
                 let n = self.sentence.overlap_sentences;
                 format!("{n} sentence{}", if n == 1 { "" } else { "s" })
             }
-            _ if !self.uses_overlap() => "none".to_string(),
-            _ => format!("{} {}", self.overlap, self.unit),
+            OverlapRule::None => "none".to_string(),
+            OverlapRule::Units => format!("{} {}", self.overlap, self.unit),
         }
     }
 
@@ -439,10 +367,7 @@ impl ChunkConfig {
         if let Err(e) = crate::strategy::check_separator_limits(self) {
             problems.push(e.to_string());
         }
-        let sized = !matches!(
-            self.strategy,
-            StrategyKind::Document | StrategyKind::LangchainMarkdownHeader | StrategyKind::LangchainSemantic
-        );
+        let sized = self.strategy.spec().reads_size();
         if sized && self.size == 0 {
             problems.push("size must be at least 1: set --size to the largest chunk you want".to_string());
         }
@@ -496,7 +421,7 @@ impl ChunkConfig {
             }
         }
         let (max, keep) = (self.sentence.max_sentences, self.sentence.overlap_sentences);
-        if self.strategy == StrategyKind::Sentence && max > 0 && keep >= max {
+        if self.strategy.spec().overlap == OverlapRule::Sentences && max > 0 && keep >= max {
             problems.push(format!(
                 "overlap_sentences ({keep}) must be smaller than max_sentences ({max}): \
                  lower --overlap-sentences or raise --max-sentences (0 = no sentence limit)"
@@ -509,13 +434,7 @@ impl ChunkConfig {
     fn validate_semantic(&self, problems: &mut Vec<String>) {
         let s = &self.semantic;
         if let Some(t) = s.threshold {
-            let kind = match s.threshold_type {
-                ThresholdType::Percentile => "percentile",
-                ThresholdType::StandardDeviation => "standard_deviation",
-                ThresholdType::Interquartile => "interquartile",
-                ThresholdType::Gradient => "gradient",
-                ThresholdType::Absolute => "absolute",
-            };
+            let kind = s.threshold_type.name();
             if !t.is_finite() {
                 problems.push(format!(
                     "threshold {t} is not a number: give --threshold (semantic.threshold) a finite {kind} amount, \
@@ -540,8 +459,8 @@ impl ChunkConfig {
             problems
                 .push("semantic.number_of_chunks must be at least 1 (or left out to use the threshold)".to_string());
         }
-        let capped =
-            matches!(self.strategy, StrategyKind::Semantic | StrategyKind::SemanticGrouping | StrategyKind::Adaptive);
+        // Strategies that cut an analysis within limits read both sizes.
+        let capped = self.strategy.spec().recut.is_some();
         if capped && self.size > 0 && s.min_size > self.size {
             problems.push(format!(
                 "min_size ({}) must not exceed size ({}): lower --min-size or raise --size",

@@ -15,6 +15,9 @@ pub enum Error {
     Model(String),
     /// A file could not be read or written.
     Io(String),
+    /// A newer request replaced this one and it stopped between batches:
+    /// not a failure, nothing to report.
+    Cancelled,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -64,6 +67,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Config(m) | Error::Input(m) | Error::Tokenizer(m) | Error::Model(m) | Error::Io(m) => f.write_str(m),
+            Error::Cancelled => f.write_str("cancelled by a newer request"),
         }
     }
 }

@@ -18,8 +18,10 @@
 //! ```
 
 pub mod chunk;
+pub mod chunker;
 pub mod config;
 pub mod document;
+pub mod embedding;
 pub mod error;
 pub mod export;
 pub mod input;
@@ -38,8 +40,8 @@ pub mod cli;
 pub mod tui;
 
 pub use chunk::{Chunk, ChunkMeta};
+pub use chunker::Chunker;
 pub use config::{ChunkConfig, StrategyKind, Unit};
 pub use document::{DocKind, Document};
 pub use error::{Error, Result};
 pub use stats::Stats;
-pub use strategy::Chunker;

@@ -5,9 +5,11 @@
 #![cfg(feature = "embed")]
 
 use chunktui::config::{SemanticOptions, ThresholdType};
-use chunktui::embed::analysis::{percentile, DistanceStats};
-use chunktui::embed::{langchain, CachedEmbedder, Control, Embedder, Embeddings, Limits, SemanticAnalysis, Threshold};
+use chunktui::embed::CachedEmbedder;
+use chunktui::embedding::{Control, Embedder, Embeddings};
 use chunktui::size::Sizer;
+use chunktui::strategy::langchain::semantic as langchain;
+use chunktui::strategy::semantic::analysis::{percentile, DistanceStats, Limits, SemanticAnalysis, Threshold};
 use chunktui::{ChunkConfig, Chunker, StrategyKind};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -98,7 +100,7 @@ fn topic_vector(text: &str) -> Vec<f32> {
     }
     let h = text.bytes().fold(7u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32));
     v[(h % 8) as usize] += 0.05;
-    chunktui::embed::normalize(&mut v);
+    chunktui::embedding::normalize(&mut v);
     v
 }
 
@@ -250,7 +252,7 @@ fn recut_of_a_megabyte_document_is_fast() {
     let vecs: Vec<Vec<f32>> = (0..n)
         .map(|i| {
             let mut v: Vec<f32> = (0..384).map(|d| (((i / 20) * 7 + d) % 13) as f32 + (i % 3) as f32 * 0.1).collect();
-            chunktui::embed::normalize(&mut v);
+            chunktui::embedding::normalize(&mut v);
             v
         })
         .collect();

@@ -3,10 +3,10 @@
 
 #![cfg(feature = "embed")]
 
-use chunktui::embed::{
-    analysis::windows, late_chunk_embeddings, runtime, Control, Embedder, Limits, ModelOptions, OnnxEmbedder,
-    SemanticAnalysis, Threshold,
-};
+use chunktui::embed::{runtime, ModelOptions, OnnxEmbedder};
+use chunktui::embedding::{Control, Embedder};
+use chunktui::strategy::late;
+use chunktui::strategy::semantic::analysis::{windows, Limits, SemanticAnalysis, Threshold};
 use chunktui::{ChunkConfig, Chunker, StrategyKind};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -199,7 +199,8 @@ fn late_chunking_vectors_keep_topics_apart_even_over_the_window() {
     cfg.sentence.overlap_sentences = 0;
     for emb in [e.clone(), small.clone()] {
         let chunker = Chunker::new(&cfg).unwrap().with_embedder(emb);
-        let out = late_chunk_embeddings(&chunker, &text).unwrap();
+        let out = late::chunks_with_vectors(&chunker.config, &text, chunker.model().unwrap().as_ref(), Control::none())
+            .unwrap();
         assert!(out.len() >= 10, "{}", out.len());
         let chunks = chunker.chunk(&text).unwrap();
         assert_eq!(chunks.len(), out.len());
@@ -211,7 +212,7 @@ fn late_chunking_vectors_keep_topics_apart_even_over_the_window() {
         for (i, (a, va)) in out.iter().enumerate() {
             assert!((va.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-3);
             for (b, vb) in &out[i + 1..] {
-                let c = chunktui::embed::cosine(va, vb);
+                let c = chunktui::embedding::cosine(va, vb);
                 if topic(a) == topic(b) {
                     same += c;
                     ns += 1;
@@ -235,7 +236,7 @@ fn long_inputs_are_reported_not_silently_cut_and_batches_match_singles() {
     // Padding per batch must not change a text's vector.
     for (i, t) in texts.iter().enumerate() {
         let single = e.embed(&[t], &|_, _| {}).unwrap();
-        let c = chunktui::embed::cosine(&single[0], &out.vectors[i]);
+        let c = chunktui::embedding::cosine(&single[0], &out.vectors[i]);
         assert!(c > 0.999, "text {i}: {c}");
     }
     assert_eq!(windows(&[0..1, 2..3, 4..5], 1), vec![0..3, 0..5, 2..5]);
@@ -250,8 +251,8 @@ fn progress_and_cancel() {
     e.embed_texts(&refs, Control::new(&|d, t| calls.lock().unwrap().push((d, t)), None)).unwrap();
     let calls = calls.into_inner().unwrap();
     assert!(calls.len() >= 3 && calls.last() == Some(&(80, 80)), "{calls:?}");
-    let flag = chunktui::embed::CancelFlag::new();
+    let flag = chunktui::embedding::CancelFlag::new();
     let f2 = flag.clone();
     let err = e.embed_texts(&refs, Control::new(&move |_, _| f2.cancel(), Some(&flag))).unwrap_err();
-    assert!(chunktui::embed::is_cancelled(&err), "{err}");
+    assert!(matches!(err, chunktui::Error::Cancelled), "{err}");
 }

@@ -22,7 +22,7 @@ mod common;
 
 use chunktui::config::{ChunkConfig, StrategyKind, Unit};
 use chunktui::Chunker;
-use common::{config, corpus_files, read_corpus, run_and_check, windows, Checker, NON_MODEL};
+use common::{config, corpus_files, read_corpus, run_and_check, windows, Checker};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 
@@ -44,8 +44,8 @@ fn check_text(label: &str, text: &str, units: &[Unit]) -> (Vec<String>, BTreeSet
     let mut unavailable = BTreeSet::new();
     for &unit in units {
         let checker = Checker::new(text, unit);
-        for kind in NON_MODEL {
-            if kind == StrategyKind::LangchainToken && unit != Unit::Tokens {
+        for kind in common::non_model() {
+            if !common::runs_in(kind, unit) {
                 continue;
             }
             for (size, overlap) in settings(unit) {
@@ -210,11 +210,7 @@ fn hex(bytes: &[u8]) -> String {
 
 fn summary(file: &str, window: &std::ops::Range<usize>, text: &str, cfg: &ChunkConfig) -> Option<serde_json::Value> {
     let chunker = Chunker::new(cfg).unwrap();
-    let chunks = match chunker.chunk(text) {
-        Ok(c) => c,
-        Err(e) if common::not_available(&e) => return None,
-        Err(e) => panic!("{file}: {}: {e}", common::describe(cfg)),
-    };
+    let chunks = chunker.chunk(text).unwrap_or_else(|e| panic!("{file}: {}: {e}", common::describe(cfg)));
     let mut all = Sha256::new();
     for c in &chunks {
         all.update(c.text(text).as_bytes());

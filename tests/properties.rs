@@ -11,8 +11,8 @@
 
 mod common;
 
-use chunktui::config::{ChunkConfig, StrategyKind, Unit};
-use common::{config, run_and_check, Checker, NON_MODEL};
+use chunktui::config::{ChunkConfig, Unit};
+use common::{config, run_and_check, Checker};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
@@ -143,8 +143,8 @@ fn extra() -> impl Strategy<Value = Extra> {
 fn check_all(text: &str, units: &[Unit], size: usize, overlap: usize, extra: &Extra) -> Result<(), TestCaseError> {
     for &unit in units {
         let checker = Checker::new(text, unit);
-        for kind in NON_MODEL {
-            if kind == StrategyKind::LangchainToken && unit != Unit::Tokens {
+        for kind in common::non_model() {
+            if !common::runs_in(kind, unit) {
                 continue;
             }
             let mut cfg: ChunkConfig = config(kind, unit, size, overlap);

@@ -6,8 +6,7 @@
 
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
-use chunktui::embed::SemanticAnalysis;
-use chunktui::strategy::Chunker;
+use chunktui::strategy::semantic::analysis::SemanticAnalysis;
 use chunktui::tui::embedder::recut_now;
 use chunktui::tui::model::Model;
 use chunktui::tui::msg::{Analyzed, Cmd, Msg};
@@ -16,6 +15,7 @@ use chunktui::tui::theme::Theme;
 use chunktui::tui::update::{start, update};
 use chunktui::tui::view::{self, chart};
 use chunktui::tui::worker::Runtime;
+use chunktui::Chunker;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

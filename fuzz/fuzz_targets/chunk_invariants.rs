@@ -18,24 +18,16 @@
 mod common;
 
 use chunktui::config::Unit;
-use chunktui::StrategyKind;
-
-/// Every strategy that needs no model: the test suite's `NON_MODEL` list
-/// plus `langchain-markdown-header` (the checker holds it to the LangChain
-/// rules: in-bounds ranges, non-empty text, sizes measured on its text).
-const STRATEGIES: [StrategyKind; 9] = {
-    let n = common::NON_MODEL;
-    [n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], StrategyKind::LangchainMarkdownHeader]
-};
 
 pub fn check(data: &[u8]) {
     if data.len() < 6 {
         return;
     }
-    let kind = STRATEGIES[data[0] as usize % STRATEGIES.len()];
-    // LangChain's TokenTextSplitter always counts tokens.
-    let unit =
-        if kind == chunktui::StrategyKind::LangchainToken { Unit::Tokens } else { Unit::ALL[data[1] as usize % 3] };
+    // Every strategy that needs no model, from the strategy table.
+    let strategies = common::non_model();
+    let kind = strategies[data[0] as usize % strategies.len()];
+    // A strategy that always counts in one unit (LangChain's token splitter) gets it.
+    let unit = kind.spec().forces_unit.unwrap_or(Unit::ALL[data[1] as usize % 3]);
     let raw = u16::from_le_bytes([data[2], data[3]]) as usize;
     // Half the inputs get a tiny size (1..=4), the rest 1..=64.
     let size = if raw & 1 == 0 { 1 + (raw >> 1) % 4 } else { 1 + (raw >> 1) % 64 };

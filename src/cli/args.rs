@@ -140,10 +140,8 @@ pub struct ChunkFlags {
     /// Start from this config file (TOML or JSON); other flags override it.
     #[arg(long, short = 'c', value_name = "CFG", global = true)]
     pub config: Option<PathBuf>,
-    /// fixed, recursive, sentence, markdown, document, langchain-character,
-    /// langchain-recursive, langchain-token, langchain-markdown-header,
-    /// langchain-semantic, semantic, semantic-grouping, adaptive, late.
-    #[arg(long, short = 's', value_name = "STRATEGY", global = true)]
+    #[arg(long, short = 's', value_name = "STRATEGY", global = true, help = strategy_help(),
+          long_help = strategy_long_help())]
     pub strategy: Option<String>,
     /// Largest chunk, in --unit (at most 4294967295).
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = size)]
@@ -218,6 +216,29 @@ pub struct ChunkFlags {
     pub max_input_mb: Option<u64>,
 }
 
+/// `--strategy` in `-h`: the names, from the strategy table.
+fn strategy_help() -> String {
+    format!("How to cut (default recursive): {}", StrategyKind::NAMES.join(", "))
+}
+
+/// `--strategy` in `--help`: every strategy with its one line and the flags
+/// it reads, from the strategy table.
+fn strategy_long_help() -> String {
+    let mut out = String::from(
+        "How to cut (default recursive). [model] strategies need `chunktui setup` or --model.
+",
+    );
+    for kind in StrategyKind::ALL {
+        let spec = kind.spec();
+        let model = if spec.needs_model { " [model]" } else { "" };
+        out.push_str(&format!("\n{}{model}\n    {}", spec.name, spec.help));
+        if !spec.options.is_empty() {
+            out.push_str(&format!("\n    reads {}", spec.options.join(" ")));
+        }
+    }
+    out
+}
+
 /// A value parser for a whole number in `min..=MAX_COUNT`; its message is
 /// the whole one-line error (`--size must be a whole number ≥ 1, not -5`).
 fn whole(flag: &'static str, min: usize) -> impl Fn(&str) -> std::result::Result<usize, String> + Clone + Send + Sync {
@@ -270,9 +291,10 @@ impl ChunkFlags {
         }
         if let Some(u) = &self.unit {
             c.unit = Unit::parse(u)?;
-            if c.strategy == StrategyKind::LangchainToken && c.unit != Unit::Tokens {
+            if let Some(forced) = c.strategy.spec().forces_unit.filter(|&f| f != c.unit) {
                 return Err(Error::config(format!(
-                    "langchain-token always counts tokens: drop --unit {u} (or use --unit tokens)"
+                    "{} always counts {forced}: drop --unit {u} (or use --unit {forced})",
+                    c.strategy
                 )));
             }
         }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::export::{records, write_atomic, write_error};
 use crate::input::Source;
 use crate::stats::Stats;
-use crate::strategy::Chunker;
+use crate::Chunker;
 use std::io::Write;
 use std::path::Path;
 
@@ -202,7 +202,6 @@ fn chunk(cmd: ChunkCmd) -> Result<()> {
 }
 
 /// Late chunking's chunks and their pooled vectors, computed together.
-#[cfg(feature = "embed")]
 fn late_chunks_with_vectors(flags: &super::ChunkFlags, file: &Path) -> Result<(Chunked, Vec<Vec<f32>>)> {
     let (config, doc, chunker) = prepare(flags, file)?;
     if config.strategy != crate::config::StrategyKind::Late {
@@ -211,16 +210,17 @@ fn late_chunks_with_vectors(flags: &super::ChunkFlags, file: &Path) -> Result<(C
             config.strategy
         )));
     }
+    let model = chunker.model()?;
     let started = std::time::Instant::now();
-    let pairs = crate::embed::late_chunk_embeddings(&chunker, &doc.text)?;
+    let pairs = crate::strategy::late::chunks_with_vectors(
+        &chunker.config,
+        &doc.text,
+        model.as_ref(),
+        crate::embedding::Control::none(),
+    )?;
     let seconds = started.elapsed().as_secs_f64();
     let (chunks, vectors) = pairs.into_iter().unzip();
     Ok((Chunked { config, doc, chunks, seconds }, vectors))
-}
-
-#[cfg(not(feature = "embed"))]
-fn late_chunks_with_vectors(_flags: &super::ChunkFlags, _file: &Path) -> Result<(Chunked, Vec<Vec<f32>>)> {
-    Err(Error::Model("--embeddings needs a build with the 'embed' feature".into()))
 }
 
 /// The one way output leaves the CLI: to `-o PATH`, or to stdout, where a

@@ -295,7 +295,8 @@ fn python_runtime() -> Option<PathBuf> {
 
 #[cfg(feature = "embed")]
 fn verify(runtime: &Path, model_dir: &Path) -> Result<()> {
-    use crate::embed::{Embedder, ModelOptions, OnnxEmbedder};
+    use crate::embed::{ModelOptions, OnnxEmbedder};
+    use crate::embedding::Embedder;
     let sp = spinner("loading the model".into());
     let t0 = std::time::Instant::now();
     let e = OnnxEmbedder::load(model_dir, Some(runtime), &ModelOptions::default());

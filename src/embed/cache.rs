@@ -7,7 +7,7 @@
 //! A torn last record (a crash mid-write) is ignored on load. The cache is
 //! best-effort: when the file cannot be written, it stays in memory.
 
-use super::{Control, Embedder, Embeddings, TokenVectors};
+use crate::embedding::{Control, Embedder, Embeddings, TokenVectors};
 use crate::error::Result;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;

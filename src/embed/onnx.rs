@@ -15,8 +15,8 @@
 //! `1_Pooling/config.json` (`pooling_mode_*`), `config.json`
 //! (`max_position_embeddings`); [`ModelOptions`] overrides them all.
 
-use super::late::TokenVectors;
-use super::{normalize, Control, Embedder, Embeddings};
+use crate::embedding::TokenVectors;
+use crate::embedding::{normalize, Control, Embedder, Embeddings};
 use crate::error::{Error, Result};
 use ort::session::Session;
 use ort::value::Tensor;
@@ -558,7 +558,7 @@ impl Embedder for OnnxEmbedder {
         let ids = enc.get_ids().to_vec();
         let spans: Vec<(usize, usize)> = enc.get_offsets().to_vec();
         let room = self.info.max_tokens.saturating_sub(self.head.len() + self.tail.len()).max(8);
-        let windows = super::late::windows(ids.len(), room, room / 4);
+        let windows = crate::strategy::late::windows(ids.len(), room, room / 4);
         let mut dim = 0;
         let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
         for (w, win) in windows.iter().enumerate() {

@@ -6,7 +6,10 @@
 //! its last (so punctuation between words is kept), minus trailing whitespace.
 //! For tokens the chunk is that exact source range: nothing is decoded.
 
+use super::{ranges_to_chunks, Context, OverlapRule, SizeRule, Spec, Strategy};
+use crate::chunk::Chunk;
 use crate::config::Unit;
+use crate::error::Result;
 use crate::segment::trim_range;
 use crate::size::SizeIndex;
 use std::ops::Range;
@@ -120,6 +123,29 @@ impl Groups<'_> {
             }
             h = next;
         }
+    }
+}
+
+pub const SPEC: Spec = Spec {
+    name: "fixed",
+    help: "windows of exactly --size units (chars, words or tokens), neighbours sharing --overlap units",
+    needs_model: false,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::Units,
+    has_threshold: false,
+    forces_unit: None,
+    options: &[],
+    option: None,
+    recut: None,
+    build: |_| Ok(Box::new(Fixed)),
+};
+
+struct Fixed;
+
+impl Strategy for Fixed {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let (c, index) = (cx.config, cx.sizer.index(text)?);
+        Ok(ranges_to_chunks(chunk(text, &index, c.unit, c.size, c.overlap), &index))
     }
 }
 

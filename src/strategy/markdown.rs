@@ -5,8 +5,10 @@
 //! recursive separators, fences and tables between lines. Headings inside
 //! code fences are not headings.
 
+use super::{Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
+use crate::error::Result;
 use crate::segment::push_trimmed;
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Packer, Sep, Separators};
@@ -209,6 +211,38 @@ pub fn chunk(text: &str, index: &SizeIndex<'_>, prose: &Separators, cfg: &ChunkC
     }
     section.finish(&section_path, &mut chunks);
     chunks
+}
+
+pub const SPEC: Spec = Spec {
+    name: "markdown",
+    help: "a chunk per Markdown section at --levels headings, tagged with its heading path; big sections packed",
+    needs_model: false,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::Units,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["--levels", "--preset", "--separators", "--regex"],
+    option: Some(OptionKnob { show: |c| format!("levels={:?}", c.markdown.levels), next: next_levels }),
+    recut: None,
+    build: |c| Ok(Box::new(Sections { prose: Separators::from_options(&c.recursive, StrategyKind::Markdown)? })),
+};
+
+/// The markdown strategy, with the separators that cut oversize prose.
+struct Sections {
+    prose: Separators,
+}
+
+impl Strategy for Sections {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        Ok(chunk(text, &cx.sizer.index(text)?, &self.prose, cx.config))
+    }
+}
+
+fn next_levels(c: &mut ChunkConfig) -> String {
+    let options: [&[u8]; 4] = [&[1, 2, 3], &[1, 2], &[1], &[1, 2, 3, 4, 5, 6]];
+    let i = options.iter().position(|o| *o == c.markdown.levels.as_slice()).map_or(0, |i| (i + 1) % options.len());
+    c.markdown.levels = options[i].to_vec();
+    format!("markdown levels {:?}", c.markdown.levels)
 }
 
 #[cfg(test)]

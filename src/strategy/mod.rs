@@ -1,126 +1,174 @@
-//! Strategies turn a text into chunk ranges. [`Chunker`] is the one entry
-//! point: built once from a validated [`ChunkConfig`] (tokenizer loaded,
-//! separators compiled), then applied to any number of texts.
+//! Strategies turn a text into chunks. Each strategy is one file holding a
+//! [`Spec`] (what it is, which settings it reads, how to build it) and a type
+//! that implements [`Strategy`]; [`table`] lists the specs, one row each.
+//! Everything that offers strategies — the CLI's help, `validate`, the
+//! workbench's parameter panel, footer and option key, the tests and the fuzz
+//! target — reads that table, so adding a strategy is one file and one row.
+//!
+//! The model strategies are written against [`crate::embedding::Embedder`]
+//! and get a model through [`Context`]: nothing in `strategy/` loads a model
+//! or knows about ONNX Runtime.
 
+pub mod document;
 pub mod fixed;
 pub mod langchain;
+pub mod late;
 pub mod markdown;
 pub mod recursive;
+pub mod semantic;
 pub mod sentence;
+pub mod table;
+
+pub use table::StrategyKind;
 
 use crate::chunk::Chunk;
-use crate::config::{ChunkConfig, StrategyKind};
+use crate::config::{ChunkConfig, Unit};
+use crate::embedding::{Control, Embedder};
 use crate::error::{Error, Result};
 use crate::size::{SizeIndex, Sizer};
 use std::ops::Range;
 
-/// A configured chunker. Cheap to share between threads.
-#[derive(Clone)]
-pub struct Chunker {
-    pub config: ChunkConfig,
-    pub sizer: Sizer,
-    recursive: Option<recursive::Separators>,
-    #[cfg(feature = "embed")]
-    embedder: Option<std::sync::Arc<dyn crate::embed::Embedder>>,
+/// A built strategy: settings checked and compiled, ready for any number of
+/// texts. Cheap to share between threads.
+pub trait Strategy: Send + Sync {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>>;
 }
 
-impl std::fmt::Debug for Chunker {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Chunker").field("config", &self.config).finish_non_exhaustive()
+/// What a strategy cuts with besides the text.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// Normalised and validated (see [`Configured::new`]).
+    pub config: &'a ChunkConfig,
+    /// Counts sizes in `config.unit`.
+    pub sizer: &'a Sizer,
+    /// The embedding model, for strategies whose [`Spec::needs_model`] is set.
+    pub model: Option<&'a dyn Embedder>,
+    /// Progress and cancellation of model work.
+    pub control: Control<'a>,
+}
+
+impl<'a> Context<'a> {
+    /// The model, or an error saying the caller gave none.
+    pub fn model(&self) -> Result<&'a dyn Embedder> {
+        self.model.ok_or_else(|| {
+            Error::Model(format!(
+                "strategy '{}' needs an embedding model and none was given: attach one with \
+                 Chunker::with_embedder (or build chunktui with the 'embed' feature to load --model)",
+                self.config.strategy
+            ))
+        })
     }
 }
 
-impl Chunker {
-    /// Validate the config and load what it names (tokenizer, separators).
+/// How a strategy treats `size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeRule {
+    /// Every chunk stays within `size` (in `unit`).
+    Limit,
+    /// Packs towards `size` but may exceed it, as LangChain's splitters do:
+    /// they add up piece lengths (token counts of pieces are not the count of
+    /// the joined chunk) and pass unsplittable pieces through.
+    Target,
+    /// `size` is not read.
+    Ignored,
+}
+
+/// How a strategy overlaps neighbouring chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlapRule {
+    /// `overlap`, in `unit`.
+    Units,
+    /// `sentence.overlap_sentences` whole sentences.
+    Sentences,
+    /// Chunks never overlap.
+    None,
+}
+
+/// The one setting a strategy's option key (`o` in the workbench) cycles.
+#[derive(Clone, Copy)]
+pub struct OptionKnob {
+    /// The setting as a short value for the parameter panel.
+    pub show: fn(&ChunkConfig) -> String,
+    /// Move to the next value (always one `validate` accepts); says what changed.
+    pub next: fn(&mut ChunkConfig) -> String,
+}
+
+/// One row of the strategy table: everything the rest of chunktui needs to
+/// know about a strategy without looking inside it.
+#[derive(Clone, Copy)]
+pub struct Spec {
+    /// Its name in configs and on the command line.
+    pub name: &'static str,
+    /// One line for `--help` and the workbench.
+    pub help: &'static str,
+    /// Needs an embedding model ([`Context::model`]).
+    pub needs_model: bool,
+    pub size: SizeRule,
+    pub overlap: OverlapRule,
+    /// Reads `semantic.threshold_type` / `threshold` / `number_of_chunks`.
+    pub has_threshold: bool,
+    /// Always counts in this unit, whatever `unit` says.
+    pub forces_unit: Option<Unit>,
+    /// The settings it reads besides size, overlap, unit and tokenizer, as
+    /// command-line flags (or config keys where there is no flag).
+    pub options: &'static [&'static str],
+    /// What the option key cycles, if anything.
+    pub option: Option<OptionKnob>,
+    /// Re-cut from a cached sentence analysis without embedding again (the
+    /// workbench's fast path for threshold and size changes).
+    pub recut: Option<semantic::Recut>,
+    /// Check and compile the settings this strategy reads.
+    pub build: fn(&ChunkConfig) -> Result<Box<dyn Strategy>>,
+}
+
+impl Spec {
+    pub fn promises_size_limit(&self) -> bool {
+        self.size == SizeRule::Limit
+    }
+    pub fn reads_size(&self) -> bool {
+        self.size != SizeRule::Ignored
+    }
+    pub fn uses_overlap(&self) -> bool {
+        self.overlap == OverlapRule::Units
+    }
+    /// Reads the recursive separators (`--preset`, `--separators`).
+    pub fn uses_preset(&self) -> bool {
+        self.options.contains(&"--preset")
+    }
+}
+
+/// A strategy built from a config, with the sizer it counts in: what a
+/// [`crate::Chunker`] runs, and what `late` runs for its boundaries.
+#[derive(Clone)]
+pub struct Configured {
+    pub config: ChunkConfig,
+    pub sizer: Sizer,
+    strategy: std::sync::Arc<dyn Strategy>,
+}
+
+impl std::fmt::Debug for Configured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Configured").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl Configured {
+    /// Normalise and validate the config, load its tokenizer, build its strategy.
     pub fn new(config: &ChunkConfig) -> Result<Self> {
         // Before anything copies or compiles a separator list.
         check_separator_limits(config)?;
         let mut config = config.clone();
         config.normalize();
-        let config = &config;
         config.validate()?;
         let sizer = Sizer::for_unit(config.unit, &config.tokenizer)?;
-        let recursive = match config.strategy {
-            StrategyKind::Recursive | StrategyKind::Markdown => {
-                Some(recursive::Separators::from_options(&config.recursive, config.strategy)?)
-            }
-            _ => None,
-        };
-        Ok(Chunker {
-            config: config.clone(),
-            sizer,
-            recursive,
-            #[cfg(feature = "embed")]
-            embedder: None,
-        })
+        let strategy = (config.strategy.spec().build)(&config)?.into();
+        Ok(Configured { config, sizer, strategy })
     }
 
-    /// Attach the embedding model the model strategies use.
-    #[cfg(feature = "embed")]
-    pub fn with_embedder(mut self, embedder: std::sync::Arc<dyn crate::embed::Embedder>) -> Self {
-        self.embedder = Some(embedder);
-        self
-    }
-
-    #[cfg(feature = "embed")]
-    pub fn embedder(&self) -> Option<&std::sync::Arc<dyn crate::embed::Embedder>> {
-        self.embedder.as_ref()
-    }
-
-    /// Cut `text` into chunks.
-    pub fn chunk(&self, text: &str) -> Result<Vec<Chunk>> {
-        let cfg = &self.config;
-        // Built only for our own strategies: LangChain measures pieces its own
-        // way and the model strategies index what they need.
-        let index = || self.sizer.index(text);
-        let (ranges, index) = match cfg.strategy {
-            StrategyKind::LangchainCharacter
-            | StrategyKind::LangchainRecursive
-            | StrategyKind::LangchainToken
-            | StrategyKind::LangchainMarkdownHeader => return langchain::chunk(text, cfg, &self.sizer),
-            StrategyKind::Markdown => return Ok(markdown::chunk(text, &index()?, self.separators(), cfg)),
-            StrategyKind::Fixed => {
-                let index = index()?;
-                (fixed::chunk(text, &index, cfg.unit, cfg.size, cfg.overlap), index)
-            }
-            StrategyKind::Recursive => {
-                let index = index()?;
-                (recursive::chunk(text, &index, self.separators(), cfg.size, cfg.overlap, 0..text.len()), index)
-            }
-            StrategyKind::Sentence => {
-                let index = index()?;
-                (sentence::chunk(text, &index, cfg), index)
-            }
-            StrategyKind::Document => {
-                // The whole file, byte for byte (nothing at all for blank text).
-                let whole = if text.trim().is_empty() { Vec::new() } else { std::iter::once(0..text.len()).collect() };
-                (whole, index()?)
-            }
-            kind => return self.chunk_with_model(text, kind),
-        };
-        Ok(ranges_to_chunks(ranges, &index))
-    }
-
-    fn separators(&self) -> &recursive::Separators {
-        self.recursive.as_ref().expect("recursive separators are compiled in Chunker::new")
-    }
-
-    #[cfg(feature = "embed")]
-    fn chunk_with_model(&self, text: &str, kind: StrategyKind) -> Result<Vec<Chunk>> {
-        crate::embed::strategies::chunk(self, text, kind)
-    }
-
-    #[cfg(not(feature = "embed"))]
-    fn chunk_with_model(&self, _text: &str, kind: StrategyKind) -> Result<Vec<Chunk>> {
-        Err(crate::error::Error::Model(format!(
-            "strategy '{kind}' needs an embedding model, and this build of chunktui has no model support \
-             (rebuild with the 'embed' feature)"
-        )))
-    }
-
-    /// The size of a byte range of `text` in the configured unit.
-    pub fn size_of(&self, text: &str) -> usize {
-        self.sizer.size(text)
+    /// Cut `text`; `model` is needed by the model strategies only.
+    pub fn chunk(&self, text: &str, model: Option<&dyn Embedder>, control: Control<'_>) -> Result<Vec<Chunk>> {
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control };
+        self.strategy.chunk(text, &cx)
     }
 }
 
@@ -131,8 +179,8 @@ pub const MAX_SEPARATORS: usize = 1000;
 pub const MAX_SEPARATOR_BYTES: usize = 64 * 1024;
 
 /// Refuse separator lists too long or too big to compile and search with
-/// bounded memory. Called by [`Chunker::new`] before anything copies or
-/// compiles them (`ChunkConfig::validate` may call it too, so that `config
+/// bounded memory. Called by [`Configured::new`] before anything copies or
+/// compiles them (`ChunkConfig::validate` calls it too, so that `config
 /// check` reports the same).
 pub(crate) fn check_separator_limits(config: &ChunkConfig) -> Result<()> {
     let lists = [

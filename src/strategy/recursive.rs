@@ -12,11 +12,14 @@
 //! separator which starts with line breaks and continues with text ("\nfn ")
 //! starts the next piece. `\r\n` counts as a line break wherever `\n` does.
 
+use crate::chunk::Chunk;
 use crate::config::{RecursiveOptions, StrategyKind};
 use crate::error::{Error, Result};
 use crate::segment::{for_each_sentence_end, push_trimmed, trim_range};
 use crate::size::SizeIndex;
-use crate::strategy::{regex_size_limit, regex_too_big, Window};
+use crate::strategy::{
+    ranges_to_chunks, regex_size_limit, regex_too_big, Context, OverlapRule, SizeRule, Spec, Strategy, Window,
+};
 use memchr::memmem;
 use std::ops::Range;
 use unicode_segmentation::UnicodeSegmentation;
@@ -428,6 +431,31 @@ impl<'a, 't> Packer<'a, 't> {
 
     pub fn finish(mut self, out: &mut Vec<Range<usize>>) {
         self.close(out);
+    }
+}
+
+pub const SPEC: Spec = Spec {
+    name: "recursive",
+    help: "split at the preset's separators, biggest first (paragraphs, lines, sentences, words), packed to --size",
+    needs_model: false,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::Units,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["--preset", "--separators", "--regex"],
+    option: None,
+    recut: None,
+    build: |c| Ok(Box::new(Recursive { seps: Separators::from_options(&c.recursive, StrategyKind::Recursive)? })),
+};
+
+struct Recursive {
+    seps: Separators,
+}
+
+impl Strategy for Recursive {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let (c, index) = (cx.config, cx.sizer.index(text)?);
+        Ok(ranges_to_chunks(chunk(text, &index, &self.seps, c.size, c.overlap, 0..text.len()), &index))
     }
 }
 

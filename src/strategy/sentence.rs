@@ -4,7 +4,10 @@
 //! `overlap_sentences` sentences when they fit. A single sentence over `size`
 //! is cut with the clause/word separators of the recursive strategy.
 
+use super::{ranges_to_chunks, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
+use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
+use crate::error::Result;
 use crate::segment::{for_each_sentence, push_trimmed};
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Sep, Separators};
@@ -55,6 +58,44 @@ pub fn chunk(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig) -> Vec<Range<
         out.push(f.start..l.end);
     }
     out
+}
+
+pub const SPEC: Spec = Spec {
+    name: "sentence",
+    help: "whole sentences (CJK-aware: 。！？ end them too) packed up to --size, repeating --overlap-sentences",
+    needs_model: false,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::Sentences,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["--max-sentences", "--overlap-sentences"],
+    option: Some(OptionKnob { show: show_option, next: next_overlap }),
+    recut: None,
+    build: |_| Ok(Box::new(Sentences)),
+};
+
+struct Sentences;
+
+impl Strategy for Sentences {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let index = cx.sizer.index(text)?;
+        Ok(ranges_to_chunks(chunk(text, &index, cx.config), &index))
+    }
+}
+
+fn show_option(c: &ChunkConfig) -> String {
+    format!("ovl {} sent · max {}", c.sentence.overlap_sentences, c.sentence.max_sentences)
+}
+
+/// Sentences repeated: 0 to 3, and below `max_sentences` when there is one
+/// (validate refuses more).
+fn next_overlap(c: &mut ChunkConfig) -> String {
+    let choices = match c.sentence.max_sentences {
+        0 => 4,
+        max => max.min(4),
+    };
+    c.sentence.overlap_sentences = (c.sentence.overlap_sentences + 1) % choices;
+    format!("sentence overlap_sentences {}", c.sentence.overlap_sentences)
 }
 
 #[cfg(test)]

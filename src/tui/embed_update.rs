@@ -50,7 +50,7 @@ pub fn analyzed(m: &mut Model, id: u64, result: Result<Analyzed, String>) -> Vec
     let model = semantic::short_model(&entry.model_id).to_string();
     semantic::insert(m, entry);
     match warnings.first() {
-        Some(w) => set_error(m, format!("⚠ {}", semantic::short_warning(w))),
+        Some(w) => set_error(m, format!("⚠ {}", w.short())),
         None => set_status(m, format!("model {model}: {n} sentences embedded · threshold keys re-cut instantly")),
     }
     cmds
@@ -69,7 +69,7 @@ pub fn model_chunked(m: &mut Model, msg: Msg) -> Vec<Cmd> {
     let cmds = update(m, Msg::Chunked { pane, rev, result });
     if ok && m.panes[pane].shown_rev == rev {
         if let (Some(w), Some(_)) = (m.panes[pane].sem.warnings.first().cloned(), &model_id) {
-            set_error(m, format!("⚠ {}", semantic::short_warning(&w)));
+            set_error(m, format!("⚠ {}", w.short()));
         } else if let Some(id) = &model_id {
             let p = &m.panes[pane];
             set_status(
@@ -81,21 +81,12 @@ pub fn model_chunked(m: &mut Model, msg: Msg) -> Vec<Cmd> {
     cmds
 }
 
-#[cfg(feature = "embed")]
-fn warnings(model_id: &str, text: &str, a: Option<&semantic::SemanticAnalysis>) -> Vec<String> {
-    crate::embed::strategies::model_warnings(model_id, text, a)
-}
-
-#[cfg(not(feature = "embed"))]
-fn warnings(_: &str, _: &str, _: Option<&semantic::SemanticAnalysis>) -> Vec<String> {
-    Vec::new()
+fn warnings(model_id: &str, text: &str, a: Option<&semantic::SemanticAnalysis>) -> Vec<semantic::ModelWarning> {
+    crate::strategy::semantic::model_warnings(model_id, text, a)
 }
 
 impl Cached {
     fn analysis_len(&self) -> usize {
-        #[cfg(feature = "embed")]
-        return self.analysis.len();
-        #[cfg(not(feature = "embed"))]
-        0
+        self.analysis.len()
     }
 }

@@ -6,10 +6,12 @@
 //! Also [`recut_now`], the chunker thread's side of [`Cmd::Recut`](super::msg::Cmd::Recut).
 
 use super::msg::Msg;
-use super::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
+use super::semantic::AnalysisKey;
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
+use crate::embedding::{CancelFlag, Control};
 use crate::stats::Stats;
+use crate::strategy::semantic::{self, analysis::SemanticAnalysis};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
@@ -57,11 +59,10 @@ pub fn run_sync(req: &EmbedReq) -> Vec<Msg> {
     rx.into_iter().collect()
 }
 
-#[cfg(feature = "embed")]
 fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()> {
     use super::msg::Analyzed;
-    use crate::embed::{is_cancelled, load_model_for, strategies, Control};
-    use crate::strategy::Chunker;
+    use crate::error::Error;
+    use crate::Chunker;
     use std::cell::Cell;
     use std::time::{Duration, Instant};
     let (pane, id) = (req.pane, req.id);
@@ -76,14 +77,11 @@ fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()>
         }
     };
     let ctl = Control::new(&progress, Some(&req.cancel));
-    let loaded = load_model_for(&req.config.semantic).and_then(|e| {
-        let mut c = req.config.clone();
-        if let Some(k) = &req.key {
-            c.semantic.buffer_size = k.buffer;
-        }
-        Ok((Chunker::new(&c)?.with_embedder(e.clone()), e))
+    let loaded = Chunker::new(&req.config).and_then(|chunker| {
+        let model = chunker.model()?;
+        Ok((chunker.with_embedder(model.clone()), model))
     });
-    let (chunker, embedder) = match loaded {
+    let (chunker, model) = match loaded {
         Ok(x) => x,
         Err(e) => {
             let e = e.to_string();
@@ -93,24 +91,30 @@ fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()>
             };
         }
     };
-    let model_id = embedder.model_id().to_string();
+    let model_id = model.model_id().to_string();
     match &req.key {
-        Some(key) => match strategies::analyze(&chunker, &req.text, ctl) {
-            Err(e) if is_cancelled(&e) => Ok(()),
-            Err(e) => send(Msg::Analyzed { pane, id, result: Err(e.to_string()) }),
-            Ok(a) => send(Msg::Analyzed {
-                pane,
-                id,
-                result: Ok(Analyzed {
-                    key: key.clone(),
-                    analysis: Arc::new(a),
-                    model_id,
-                    sized_for: (req.config.unit, req.config.tokenizer.clone()),
+        Some(key) => {
+            let analysis = chunker
+                .sizer
+                .index(&req.text)
+                .and_then(|index| semantic::analyze(&req.text, key.buffer, model.as_ref(), &index, ctl));
+            match analysis {
+                Err(Error::Cancelled) => Ok(()),
+                Err(e) => send(Msg::Analyzed { pane, id, result: Err(e.to_string()) }),
+                Ok(a) => send(Msg::Analyzed {
+                    pane,
+                    id,
+                    result: Ok(Analyzed {
+                        key: key.clone(),
+                        analysis: Arc::new(a),
+                        model_id,
+                        sized_for: (req.config.unit, req.config.tokenizer.clone()),
+                    }),
                 }),
-            }),
-        },
-        None => match strategies::chunk_with(&chunker, &req.text, req.config.strategy, ctl) {
-            Err(e) if is_cancelled(&e) => Ok(()),
+            }
+        }
+        None => match chunker.chunk_with(&req.text, ctl) {
+            Err(Error::Cancelled) => Ok(()),
             r => {
                 let result = r.map_err(|e| e.to_string()).map(|chunks| {
                     let limit = req.config.strategy.promises_size_limit().then_some(req.config.size);
@@ -126,26 +130,24 @@ fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()>
     }
 }
 
-#[cfg(not(feature = "embed"))]
-fn run(req: &EmbedReq, tx: &Sender<Msg>, _: &OnChunks) -> Result<(), ()> {
-    let e = "this build of chunktui has no model support (rebuild with the 'embed' feature)".to_string();
-    tx.send(Msg::Analyzed { pane: req.pane, id: req.id, result: Err(e) }).map_err(|_| ())
-}
-
 /// Chunks from a cached analysis: the re-cut a threshold key asks for. No
 /// embedding; `resize` re-counts sentence sizes in the config's unit first.
-#[cfg(feature = "embed")]
+/// The chunks come from the same function a chunker uses, so an export
+/// equals `chunktui chunk` byte for byte.
 pub fn recut_now(
     config: &ChunkConfig,
     text: &str,
     analysis: &SemanticAnalysis,
     resize: bool,
 ) -> Result<(Vec<Chunk>, Stats), String> {
-    use crate::embed::analysis::split_oversized;
-    use crate::embed::strategies;
-    use crate::strategy::{ranges_to_chunks, Chunker};
-    let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
-    let index = chunker.sizer.index(text).map_err(|e| e.to_string())?;
+    let recut = config.strategy.spec().recut.ok_or_else(|| {
+        format!(
+            "strategy '{}' cannot be re-cut from sentence distances (use semantic, semantic-grouping or adaptive)",
+            config.strategy
+        )
+    })?;
+    let configured = crate::strategy::Configured::new(config).map_err(|e| e.to_string())?;
+    let index = configured.sizer.index(text).map_err(|e| e.to_string())?;
     let resized;
     let a = if resize {
         let mut r = SemanticAnalysis::from_parts(
@@ -160,24 +162,7 @@ pub fn recut_now(
     } else {
         analysis
     };
-    let ranges = strategies::recut(config.strategy, a, config).map_err(|e| e.to_string())?;
-    let ranges = split_oversized(text, &index, ranges, config.size);
-    let mut chunks = ranges_to_chunks(ranges, &index);
-    for &i in &a.truncated {
-        let s = a.sentences[i].start;
-        if let Some(c) = chunks.iter_mut().find(|c| c.range.start <= s && s < c.range.end) {
-            if !c.meta.fields.iter().any(|(k, _)| k == "embedding_truncated") {
-                c.meta
-                    .fields
-                    .push(("embedding_truncated".into(), "a sentence window here was cut to the model's input".into()));
-            }
-        }
-    }
+    let chunks = semantic::chunks_from_analysis(&recut, a, text, &index, &configured.config);
     let stats = Stats::compute(&chunks, text, Some(config.size));
     Ok((chunks, stats))
-}
-
-#[cfg(not(feature = "embed"))]
-pub fn recut_now(_: &ChunkConfig, _: &str, _: &SemanticAnalysis, _: bool) -> Result<(Vec<Chunk>, Stats), String> {
-    Err("this build of chunktui has no model support".into())
 }

@@ -22,7 +22,7 @@ fn next<T: PartialEq + Copy>(list: &[T], cur: T) -> T {
 }
 
 pub fn non_model_strategies() -> Vec<StrategyKind> {
-    StrategyKind::ALL.into_iter().filter(|k| !k.needs_model()).collect()
+    StrategyKind::ALL.iter().copied().filter(|k| !k.needs_model()).collect()
 }
 
 /// Apply a parameter action; returns a one-line description of the change,
@@ -57,7 +57,7 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
             format!("strategy {}", c.strategy)
         }
         Action::CycleStrategyAll => {
-            c.strategy = next(&StrategyKind::ALL, c.strategy);
+            c.strategy = next(StrategyKind::ALL, c.strategy);
             format!("strategy {}", c.strategy)
         }
         Action::CycleUnit => {
@@ -95,38 +95,11 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
     Some(msg)
 }
 
+/// The strategy's own option (its row of the strategy table says which).
 fn cycle_option(c: &mut ChunkConfig) -> String {
-    use StrategyKind::*;
-    match c.strategy {
-        Sentence => {
-            // Below max_sentences when there is one (validate refuses more).
-            let choices = match c.sentence.max_sentences {
-                0 => 4,
-                max => max.min(4),
-            };
-            c.sentence.overlap_sentences = (c.sentence.overlap_sentences + 1) % choices;
-            format!("sentence overlap_sentences {}", c.sentence.overlap_sentences)
-        }
-        Markdown => {
-            let options: [&[u8]; 4] = [&[1, 2, 3], &[1, 2], &[1], &[1, 2, 3, 4, 5, 6]];
-            let i =
-                options.iter().position(|o| *o == c.markdown.levels.as_slice()).map_or(0, |i| (i + 1) % options.len());
-            c.markdown.levels = options[i].to_vec();
-            format!("markdown levels {:?}", c.markdown.levels)
-        }
-        LangchainCharacter | LangchainRecursive | LangchainToken | LangchainMarkdownHeader => {
-            c.langchain.strip_whitespace = !c.langchain.strip_whitespace;
-            format!("langchain strip_whitespace {}", c.langchain.strip_whitespace)
-        }
-        Semantic | Adaptive | LangchainSemantic => super::semantic::cycle_buffer(c),
-        Late => {
-            let options = [Recursive, Sentence, Markdown, Fixed, Semantic];
-            let cur = c.semantic.late_boundaries.unwrap_or(Recursive);
-            let i = options.iter().position(|o| *o == cur).map_or(0, |i| (i + 1) % options.len());
-            c.semantic.late_boundaries = Some(options[i]);
-            format!("late boundaries from {}", options[i])
-        }
-        other => format!("strategy {other} has no option to cycle"),
+    match c.strategy.spec().option {
+        Some(knob) => (knob.next)(c),
+        None => format!("strategy {} has no option to cycle", c.strategy),
     }
 }
 

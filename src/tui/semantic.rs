@@ -15,33 +15,13 @@ use super::msg::Cmd;
 use crate::config::{ChunkConfig, StrategyKind, ThresholdType};
 use std::sync::Arc;
 
-#[cfg(feature = "embed")]
-pub use crate::embed::{CancelFlag, SemanticAnalysis, Threshold};
-
-#[cfg(not(feature = "embed"))]
-pub use stub::{CancelFlag, SemanticAnalysis};
-
-#[cfg(not(feature = "embed"))]
-mod stub {
-    /// Without the `embed` feature nothing is ever embedded.
-    #[derive(Debug, Clone, Default)]
-    pub struct CancelFlag;
-    impl CancelFlag {
-        pub fn new() -> Self {
-            CancelFlag
-        }
-        pub fn cancel(&self) {}
-        pub fn is_cancelled(&self) -> bool {
-            false
-        }
-    }
-    #[derive(Debug, Clone, Default)]
-    pub struct SemanticAnalysis;
-}
+pub use crate::embedding::CancelFlag;
+pub use crate::strategy::semantic::analysis::{SemanticAnalysis, Threshold};
+pub use crate::strategy::semantic::ModelWarning;
 
 /// Strategies whose cut can be redone from cached sentence distances.
 pub fn recuts(kind: StrategyKind) -> bool {
-    matches!(kind, StrategyKind::Semantic | StrategyKind::SemanticGrouping | StrategyKind::Adaptive)
+    kind.spec().recut.is_some()
 }
 
 /// What an analysis depends on. `semantic-grouping` compares single
@@ -57,7 +37,7 @@ pub struct AnalysisKey {
 
 impl AnalysisKey {
     pub fn for_config(doc_rev: u64, c: &ChunkConfig) -> AnalysisKey {
-        let buffer = if c.strategy == StrategyKind::SemanticGrouping { 0 } else { c.semantic.buffer_size };
+        let buffer = c.strategy.spec().recut.map_or(c.semantic.buffer_size, |r| r.buffer(c));
         // No model named and the default model named are the same model.
         let model = c.semantic.model.clone().filter(|m| m != crate::config::DEFAULT_MODEL);
         AnalysisKey { doc_rev, model, buffer }
@@ -93,7 +73,7 @@ pub struct SemState {
     pub job: Option<Job>,
     /// The model that made the chunks on screen, and what it warns about.
     pub model_id: Option<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<ModelWarning>,
 }
 
 /// Analyses kept at once (a few: A/B panes, a reload, a buffer change).
@@ -195,57 +175,24 @@ pub fn model_label(c: &ChunkConfig) -> String {
     }
 }
 
-const TYPES: [ThresholdType; 5] = [
-    ThresholdType::Percentile,
-    ThresholdType::StandardDeviation,
-    ThresholdType::Interquartile,
-    ThresholdType::Gradient,
-    ThresholdType::Absolute,
-];
-
-pub fn type_name(t: ThresholdType) -> &'static str {
-    match t {
-        ThresholdType::Percentile => "percentile",
-        ThresholdType::StandardDeviation => "standard_deviation",
-        ThresholdType::Interquartile => "interquartile",
-        ThresholdType::Gradient => "gradient",
-        ThresholdType::Absolute => "absolute",
-    }
-}
-
-fn default_amount(t: ThresholdType) -> f64 {
-    match t {
-        ThresholdType::Percentile | ThresholdType::Gradient => 95.0,
-        ThresholdType::StandardDeviation => 3.0,
-        ThresholdType::Interquartile => 1.5,
-        ThresholdType::Absolute => 0.3,
-    }
-}
-
 /// The threshold as text: `percentile 95`, `absolute 0.30`, `8 chunks`.
 pub fn threshold_summary(c: &ChunkConfig) -> String {
     let s = &c.semantic;
     if let Some(n) = s.number_of_chunks {
         return format!("{n} chunks");
     }
-    let a = s.threshold.unwrap_or_else(|| default_amount(s.threshold_type));
+    let a = s.threshold.unwrap_or_else(|| s.threshold_type.default_amount());
     match s.threshold_type {
-        ThresholdType::Percentile | ThresholdType::Gradient => format!("{} {a:.0}", type_name(s.threshold_type)),
+        ThresholdType::Percentile | ThresholdType::Gradient => format!("{} {a:.0}", s.threshold_type.name()),
         ThresholdType::Absolute => format!("absolute {a:.2}"),
-        t => format!("{} {a:.2}", type_name(t)),
+        t => format!("{} {a:.2}", t.name()),
     }
 }
 
 /// Move the threshold one step (`up`: fewer breakpoints). None when the
 /// strategy has no threshold.
 pub fn step_threshold(c: &mut ChunkConfig, up: bool) -> Option<String> {
-    if !matches!(
-        c.strategy,
-        StrategyKind::Semantic
-            | StrategyKind::Adaptive
-            | StrategyKind::SemanticGrouping
-            | StrategyKind::LangchainSemantic
-    ) {
+    if !c.strategy.spec().has_threshold {
         return None;
     }
     let s = &mut c.semantic;
@@ -259,7 +206,7 @@ pub fn step_threshold(c: &mut ChunkConfig, up: bool) -> Option<String> {
         ThresholdType::StandardDeviation | ThresholdType::Interquartile => (0.25, -3.0, 10.0),
         ThresholdType::Absolute => (0.01, 0.0, 2.0),
     };
-    let a = s.threshold.unwrap_or_else(|| default_amount(t));
+    let a = s.threshold.unwrap_or_else(|| t.default_amount());
     let a = if up { a + step } else { a - step };
     s.threshold = Some((a.clamp(lo, hi) / step).round() * step);
     Some(format!("threshold {}", threshold_summary(c)))
@@ -269,23 +216,10 @@ pub fn step_threshold(c: &mut ChunkConfig, up: bool) -> Option<String> {
 pub fn cycle_threshold_type(c: &mut ChunkConfig) -> Option<String> {
     step_threshold(&mut c.clone(), true)?;
     let s = &mut c.semantic;
-    let i = TYPES.iter().position(|t| *t == s.threshold_type).map_or(0, |i| (i + 1) % TYPES.len());
-    s.threshold_type = TYPES[i];
+    let types = ThresholdType::ALL;
+    let i = types.iter().position(|t| *t == s.threshold_type).map_or(0, |i| (i + 1) % types.len());
+    s.threshold_type = types[i];
     s.threshold = None;
     s.number_of_chunks = None;
     Some(format!("threshold {}", threshold_summary(c)))
-}
-
-/// The option `o` cycles for model strategies: sentences joined on each side.
-pub fn cycle_buffer(c: &mut ChunkConfig) -> String {
-    c.semantic.buffer_size = (c.semantic.buffer_size + 1) % 4;
-    format!("buffer_size {} (sentences joined on each side before embedding)", c.semantic.buffer_size)
-}
-
-/// A core warning short enough for one status line (the header names the model).
-pub fn short_warning(w: &str) -> String {
-    if w.contains("English-only") {
-        return "English-only model on mostly CJK text: pass --model DIR with a multilingual model (e.g. multilingual-e5-small)".into();
-    }
-    w.to_string()
 }

@@ -114,7 +114,7 @@ fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
     p.rev += 1;
     p.rev_doc = doc_rev;
     p.error = None;
-    if p.config.strategy.needs_model() && cfg!(feature = "embed") {
+    if p.config.strategy.needs_model() {
         let cmd = semantic::request(m, pane);
         if matches!(cmd, Some(Cmd::Embed { .. })) && pane == m.active {
             let c = &m.panes[pane].config;

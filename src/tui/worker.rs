@@ -11,7 +11,7 @@ use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::size::Tokenizer;
 use crate::stats::Stats;
-use crate::strategy::Chunker;
+use crate::Chunker;
 use ratatui::style::Color;
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;

@@ -29,50 +29,41 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
-/// Strategies that need no embedding model, ours first, then LangChain's.
-pub const NON_MODEL: [StrategyKind; 8] = [
-    StrategyKind::Fixed,
-    StrategyKind::Recursive,
-    StrategyKind::Sentence,
-    StrategyKind::Markdown,
-    StrategyKind::Document,
-    StrategyKind::LangchainRecursive,
-    StrategyKind::LangchainCharacter,
-    StrategyKind::LangchainToken,
-];
-
-pub fn is_langchain(kind: StrategyKind) -> bool {
-    matches!(
-        kind,
-        StrategyKind::LangchainCharacter
-            | StrategyKind::LangchainRecursive
-            | StrategyKind::LangchainToken
-            | StrategyKind::LangchainMarkdownHeader
-            | StrategyKind::LangchainSemantic
-    )
+/// Every strategy that needs no embedding model, read from the strategy
+/// table (so a new strategy is checked as soon as it has a row).
+pub fn non_model() -> Vec<StrategyKind> {
+    StrategyKind::ALL.iter().copied().filter(|k| !k.needs_model()).collect()
 }
 
-/// A LangChain strategy that is still a stub ("not available yet"): callers
-/// leave it out instead of failing, and say so.
-pub fn not_available(err: &chunktui::Error) -> bool {
-    err.to_string().contains("not available yet")
+/// Whether `kind` can run in `unit` (LangChain's token splitter always
+/// counts tokens).
+pub fn runs_in(kind: StrategyKind, unit: Unit) -> bool {
+    kind.spec().forces_unit.is_none_or(|forced| forced == unit)
+}
+
+pub fn is_langchain(kind: StrategyKind) -> bool {
+    kind.name().starts_with("langchain-")
+}
+
+/// Text holding a tiktoken special token such as `<|endoftext|>`, which
+/// LangChain's tiktoken encoding refuses (`disallowed_special="all"`), and so
+/// does its port.
+fn has_special_token(text: &str) -> bool {
+    text.contains("<|") && text.contains("|>")
 }
 
 pub fn config(kind: StrategyKind, unit: Unit, size: usize, overlap: usize) -> ChunkConfig {
     ChunkConfig { strategy: kind, unit, size, overlap, ..ChunkConfig::default() }
 }
 
-/// Run `cfg` on `text` and check every invariant. `Ok(None)` when the
-/// strategy is not implemented yet, or is a LangChain one refusing a text
-/// with a tokenizer special token (as LangChain does).
+/// Run `cfg` on `text` and check every invariant. `Ok(None)` when a
+/// LangChain strategy refuses a text with a tokenizer special token (as
+/// LangChain does).
 pub fn run_and_check(checker: &Checker<'_>, cfg: &ChunkConfig) -> Result<Option<Vec<Chunk>>, String> {
     let chunker = Chunker::new(cfg).map_err(|e| format!("Chunker::new({}): {e}", describe(cfg)))?;
     let chunks = match chunker.chunk(checker.text) {
         Ok(c) => c,
-        Err(e) if is_langchain(cfg.strategy) && not_available(&e) => return Ok(None),
-        // LangChain's tiktoken encoding refuses special tokens such as
-        // "<|endoftext|>" in the text (disallowed_special="all"); so does its port.
-        Err(e) if is_langchain(cfg.strategy) && e.to_string().contains("special token") => return Ok(None),
+        Err(_) if is_langchain(cfg.strategy) && has_special_token(checker.text) => return Ok(None),
         Err(e) => return Err(format!("{}: chunk() failed: {e}", describe(cfg))),
     };
     checker.check(cfg, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;

@@ -12,6 +12,7 @@ use super::{py_strip, py_strip_range, LenFn};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
+use crate::strategy::{Context, OverlapRule, SizeRule, Spec, Strategy};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::rc::Rc;
@@ -206,6 +207,28 @@ fn aggregate(out: &mut Vec<Block>, b: Block, strip_headers: bool) -> Result<()> 
     }
     out.push(b);
     Ok(())
+}
+
+pub const SPEC: Spec = Spec {
+    name: "langchain-markdown-header",
+    help: "LangChain's MarkdownHeaderTextSplitter, chunk for chunk: one chunk per header section, headers in meta",
+    needs_model: false,
+    size: SizeRule::Ignored,
+    overlap: OverlapRule::None,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["langchain.headers", "langchain.strip_headers", "langchain.return_each_line"],
+    option: None,
+    recut: None,
+    build: |_| Ok(Box::new(HeaderSections)),
+};
+
+struct HeaderSections;
+
+impl Strategy for HeaderSections {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        chunk(text, cx.config, &LenFn::new(cx.sizer))
+    }
 }
 
 #[cfg(test)]

@@ -16,37 +16,25 @@
 //! - [`markdown`]. `MarkdownHeaderTextSplitter`.
 
 pub mod markdown;
+pub mod semantic;
 pub mod split;
 pub mod token;
 
+use super::OptionKnob;
 use crate::chunk::Chunk;
-use crate::config::{ChunkConfig, StrategyKind, Unit};
+use crate::config::Unit;
 use crate::error::{Error, Result};
 use crate::size::{count_chars, Sizer, Tokenizer};
 use std::ops::Range;
 
-/// Split `text` with the LangChain splitter that `cfg.strategy` names.
-pub fn chunk(text: &str, cfg: &ChunkConfig, sizer: &Sizer) -> Result<Vec<Chunk>> {
-    match cfg.strategy {
-        StrategyKind::LangchainCharacter | StrategyKind::LangchainRecursive => {
-            check_special_tokens(text, sizer)?;
-            let len = LenFn::new(sizer);
-            let raws = if cfg.strategy == StrategyKind::LangchainCharacter {
-                split::character(text, cfg, &len)?
-            } else {
-                split::recursive(text, cfg, &len)?
-            };
-            Ok(place(text, raws, cfg.overlap, &len))
-        }
-        StrategyKind::LangchainToken => {
-            let raws = token::split(text, cfg, sizer.unit == Unit::Tokens)?;
-            let len = LenFn::new(sizer);
-            Ok(place(text, raws, cfg.overlap, &len))
-        }
-        StrategyKind::LangchainMarkdownHeader => markdown::chunk(text, cfg, &LenFn::new(sizer)),
-        other => Err(Error::config(format!("strategy '{other}' is not a LangChain splitter"))),
-    }
-}
+/// The option key of LangChain's splitters: `strip_whitespace`.
+pub(crate) const STRIP_WHITESPACE: OptionKnob = OptionKnob {
+    show: |c| format!("strip_whitespace={}", c.langchain.strip_whitespace),
+    next: |c| {
+        c.langchain.strip_whitespace = !c.langchain.strip_whitespace;
+        format!("langchain strip_whitespace {}", c.langchain.strip_whitespace)
+    },
+};
 
 /// LangChain's `length_function`: `len()` (code points) or the sizer's count.
 pub enum LenFn<'a> {
@@ -271,7 +259,15 @@ pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn<'_>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{KeepSeparator, SeparatorSide};
+    use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind};
+    use crate::embedding::Control;
+    use crate::strategy::Context;
+
+    /// The strategy `cfg` names, run the way a chunker runs it.
+    fn chunk(text: &str, cfg: &ChunkConfig, sizer: &Sizer) -> Result<Vec<Chunk>> {
+        let strategy = (cfg.strategy.spec().build)(cfg)?;
+        strategy.chunk(text, &Context { config: cfg, sizer, model: None, control: Control::none() })
+    }
 
     fn cfg(strategy: StrategyKind, size: usize, overlap: usize) -> ChunkConfig {
         ChunkConfig { strategy, size, overlap, ..ChunkConfig::default() }

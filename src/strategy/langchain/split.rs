@@ -5,10 +5,12 @@
 //! strings. A merged chunk is built as a `String` only when it is not a
 //! verbatim slice (dropped empty splits, a regex pattern used as the joiner).
 
-use super::{bytes_eq, py_strip, py_strip_range, LenFn, Raw};
+use super::{bytes_eq, check_special_tokens, place, py_strip, py_strip_range, LenFn, Raw};
+use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide};
 use crate::error::{Error, Result};
 use crate::strategy::{regex_size_limit, regex_too_big, Window};
+use crate::strategy::{Context, OverlapRule, SizeRule, Spec, Strategy};
 use memchr::memmem;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
@@ -553,5 +555,46 @@ impl Recursive<'_> {
         })?;
         merger.finish(out);
         Ok(())
+    }
+}
+
+pub const CHARACTER: Spec = Spec {
+    name: "langchain-character",
+    help: "LangChain's CharacterTextSplitter, chunk for chunk: split at --separator, merge up to --size",
+    needs_model: false,
+    size: SizeRule::Target,
+    overlap: OverlapRule::Units,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["--separator", "--regex", "--keep-separator", "--no-strip"],
+    option: Some(super::STRIP_WHITESPACE),
+    recut: None,
+    build: |_| Ok(Box::new(Splitter(character))),
+};
+
+pub const RECURSIVE: Spec = Spec {
+    name: "langchain-recursive",
+    help: "LangChain's RecursiveCharacterTextSplitter, chunk for chunk (default separators \\n\\n, \\n, space, \"\")",
+    needs_model: false,
+    size: SizeRule::Target,
+    overlap: OverlapRule::Units,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["--separators", "--regex", "--keep-separator", "--no-strip"],
+    option: Some(super::STRIP_WHITESPACE),
+    recut: None,
+    build: |_| Ok(Box::new(Splitter(recursive))),
+};
+
+/// LangChain's character splitters: split and merge, then place each chunk
+/// where `add_start_index` would.
+struct Splitter(fn(&str, &ChunkConfig, &LenFn<'_>) -> Result<Vec<Raw>>);
+
+impl Strategy for Splitter {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        check_special_tokens(text, cx.sizer)?;
+        let len = LenFn::new(cx.sizer);
+        let raws = (self.0)(text, cx.config, &len)?;
+        Ok(place(text, raws, cx.config.overlap, &len))
     }
 }

@@ -6,10 +6,12 @@
 //! cuts through a character the decoded text differs from the source (U+FFFD
 //! at the cut) and is kept in the chunk.
 
-use super::{check_special_bpe, Raw};
-use crate::config::ChunkConfig;
+use super::{check_special_bpe, place, LenFn, Raw};
+use crate::chunk::Chunk;
+use crate::config::{ChunkConfig, Unit};
 use crate::error::{Error, Result};
 use crate::size::{ceil_char_boundary, doc_cache, floor_char_boundary, token_segments};
+use crate::strategy::{Context, OverlapRule, SizeRule, Spec, Strategy};
 
 /// `size` of each chunk is its window's token count when `tokens_unit`, else left to be measured.
 pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw>> {
@@ -73,4 +75,27 @@ fn token_offsets(text: &str, bpe: &tiktoken_rs::CoreBPE) -> Result<Vec<usize>> {
     }
     debug_assert_eq!(pos, text.len());
     Ok(offsets)
+}
+
+pub const SPEC: Spec = Spec {
+    name: "langchain-token",
+    help: "LangChain's TokenTextSplitter, chunk for chunk: windows of --size tiktoken tokens (always counts tokens)",
+    needs_model: false,
+    size: SizeRule::Target,
+    overlap: OverlapRule::Units,
+    has_threshold: false,
+    forces_unit: Some(Unit::Tokens),
+    options: &["--tokenizer"],
+    option: None,
+    recut: None,
+    build: |_| Ok(Box::new(TokenWindows)),
+};
+
+struct TokenWindows;
+
+impl Strategy for TokenWindows {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let raws = split(text, cx.config, cx.sizer.unit == Unit::Tokens)?;
+        Ok(place(text, raws, cx.config.overlap, &LenFn::new(cx.sizer)))
+    }
 }

@@ -24,7 +24,7 @@ pub fn width_for(pane_width: u16) -> u16 {
 
 /// The chart is on screen when a visible pane uses a re-cut strategy.
 pub fn shown(m: &Model) -> bool {
-    cfg!(feature = "embed") && (0..m.visible_panes()).any(|p| semantic::recuts(m.panes[p].config.strategy))
+    (0..m.visible_panes()).any(|p| semantic::recuts(m.panes[p].config.strategy))
 }
 
 /// One chart row: the boundary value to draw and what it means.
@@ -39,7 +39,6 @@ pub struct Row {
 
 /// Rows for the visible lines (None: no boundary on that line), and the
 /// scale (low, high, cutoff) shared by the whole document.
-#[cfg(feature = "embed")]
 pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, f64, f64, f64)> {
     let cached = semantic::analysis_of(m, pane)?;
     let a = &cached.analysis;
@@ -77,15 +76,9 @@ pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, 
     Some((out, lo, hi, cut))
 }
 
-#[cfg(not(feature = "embed"))]
-pub fn rows(_: &Model, _: usize, _: usize) -> Option<(Vec<Option<Row>>, f64, f64, f64)> {
-    None
-}
-
 /// The series the pane's threshold applies to, and its cutoff: boundary
 /// distances, or for `semantic-grouping` each sentence's distance to the
 /// mean of the sentences before it (what grouping compares).
-#[cfg(feature = "embed")]
 fn series<'a>(m: &Model, pane: usize, a: &'a semantic::SemanticAnalysis) -> (f64, &'a [f64]) {
     let c = &m.panes[pane].config;
     let t = semantic::Threshold::from_options(&c.semantic);
@@ -150,15 +143,9 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
 }
 
 /// One line for the stats panel: the threshold, its cutoff, breakpoints, scale.
-#[cfg(feature = "embed")]
 pub fn summary(m: &Model, pane: usize) -> Option<String> {
     let cached = semantic::analysis_of(m, pane)?;
     let (cut, series) = series(m, pane, &cached.analysis);
     let above = series.iter().filter(|v| **v > cut).count();
     Some(format!("cutoff {cut:.3} · {above} of {} boundaries above", series.len()))
-}
-
-#[cfg(not(feature = "embed"))]
-pub fn summary(_: &Model, _: usize) -> Option<String> {
-    None
 }

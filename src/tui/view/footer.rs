@@ -22,7 +22,7 @@ pub fn items(m: &Model) -> Vec<(String, &'static str)> {
         out.push((first(SwitchPane), "switch pane"));
         out.push((first(CopyToOtherPane), "copy to other"));
     }
-    if m.pane().config.strategy.needs_model() {
+    if m.pane().config.strategy.spec().has_threshold {
         out.push((pair(ThresholdDown, ThresholdUp), "threshold"));
         out.push((first(CycleThresholdType), "thr type"));
     }
@@ -34,7 +34,7 @@ pub fn items(m: &Model) -> Vec<(String, &'static str)> {
         out.push((pair(OverlapDown, OverlapUp), "overlap"));
     }
     out.extend([(first(CycleStrategy), "strategy"), (first(CycleUnit), "unit"), (first(CycleTokenizer), "tokenizer")]);
-    if matches!(c.strategy, crate::config::StrategyKind::Recursive | crate::config::StrategyKind::Markdown) {
+    if c.strategy.spec().uses_preset() {
         out.push((first(CyclePreset), "preset"));
     }
     out.extend([

@@ -181,10 +181,10 @@ pub fn settings_summary(m: &Model, p: usize) -> String {
             .model_id
             .as_deref()
             .map_or_else(|| semantic::model_label(c), |id| semantic::short_model(id).to_string());
-        let t = if c.strategy == crate::config::StrategyKind::Late {
-            String::new()
-        } else {
+        let t = if c.strategy.spec().has_threshold {
             format!(" {}", semantic::threshold_summary(c))
+        } else {
+            String::new()
         };
         return format!("{} {} {}{t} · {model}", c.strategy, c.size, c.unit);
     }

@@ -22,20 +22,8 @@ fn key(m: &Model, a: Action) -> String {
 
 /// The option `o` cycles for the pane's strategy, as text.
 pub fn option_summary(m: &Model, p: usize) -> String {
-    use crate::config::StrategyKind::*;
     let c = &m.panes[p].config;
-    match c.strategy {
-        Sentence => format!("ovl {} sent · max {}", c.sentence.overlap_sentences, c.sentence.max_sentences),
-        Markdown => format!("levels={:?}", c.markdown.levels),
-        LangchainCharacter | LangchainRecursive | LangchainToken | LangchainMarkdownHeader => {
-            format!("strip_whitespace={}", c.langchain.strip_whitespace)
-        }
-        // The threshold has its own row (and is in every summary line).
-        Semantic | Adaptive | LangchainSemantic => format!("buffer={}", c.semantic.buffer_size),
-        SemanticGrouping => "-".into(),
-        Late => format!("boundaries={}", c.semantic.late_boundaries.unwrap_or(Recursive)),
-        _ => "-".into(),
-    }
+    c.strategy.spec().option.map_or("-".into(), |o| (o.show)(c))
 }
 
 pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
@@ -63,7 +51,7 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         row("tokenizer", c.tokenizer.clone(), key(m, Action::CycleTokenizer)),
         row("size", c.size.to_string(), format!("{} {}", key(m, Action::SizeDown), key(m, Action::SizeUp))),
         row("overlap", c.overlap.to_string(), format!("{} {}", key(m, Action::OverlapDown), key(m, Action::OverlapUp))),
-        if c.strategy.needs_model() && c.strategy != crate::config::StrategyKind::Late {
+        if c.strategy.spec().has_threshold {
             let keys = format!(
                 "{} {} {}",
                 key(m, Action::ThresholdDown),
@@ -101,7 +89,7 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
         lines.push(Line::styled(line, theme.text));
     }
     for w in &pane.sem.warnings {
-        lines.push(Line::styled(format!("⚠ {}", crate::tui::semantic::short_warning(w)), theme.warn));
+        lines.push(Line::styled(format!("⚠ {}", w.short()), theme.warn));
     }
     if let Some(err) = &pane.error {
         lines.push(Line::styled(err.lines().next().unwrap_or("").to_string(), theme.error));

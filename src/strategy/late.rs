@@ -4,11 +4,11 @@
 //! model's input are run in overlapping windows; each token keeps the vector
 //! from the window where it sits furthest from an edge.
 
-use super::{normalize, Control, Embedder};
+use super::{Configured, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
 use crate::chunk::Chunk;
-use crate::config::StrategyKind;
+use crate::config::ChunkConfig;
+use crate::embedding::{Control, Embedder, TokenVectors};
 use crate::error::{Error, Result};
-use crate::strategy::Chunker;
 use std::ops::Range;
 
 /// One model run over document tokens `range`; its vectors are used for `keep`.
@@ -46,64 +46,68 @@ pub fn windows(n: usize, room: usize, overlap: usize) -> Vec<Window> {
     out
 }
 
-/// Token vectors of a document, with each token's byte span in it.
-#[derive(Debug, Clone, Default)]
-pub struct TokenVectors {
-    pub spans: Vec<(usize, usize)>,
-    pub vectors: Vec<Vec<f32>>,
-    pub dim: usize,
-    /// Model runs it took.
-    pub windows: usize,
+pub const SPEC: Spec = Spec {
+    name: "late",
+    help:
+        "another strategy's boundaries, each chunk's vector pooled from whole-document token embeddings (--embeddings)",
+    needs_model: true,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::Units,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["--model", "semantic.late_boundaries", "--embeddings"],
+    option: Some(OptionKnob { show: |c| format!("boundaries={}", boundary_kind(c)), next: next_boundaries }),
+    recut: None,
+    build: |c| Ok(Box::new(Late { boundaries: boundaries(c)? })),
+};
+
+/// Late chunking's chunks are its boundary strategy's; the vectors come from
+/// [`chunks_with_vectors`].
+struct Late {
+    boundaries: Configured,
 }
 
-impl TokenVectors {
-    /// Mean of the vectors of tokens overlapping `range`, L2-normalised.
-    pub fn pool(&self, range: Range<usize>) -> Vec<f32> {
-        let first = self.spans.partition_point(|s| s.1 <= range.start);
-        let mut v = vec![0f32; self.dim];
-        let mut n = 0;
-        for (span, vec) in self.spans[first..].iter().zip(&self.vectors[first..]) {
-            if span.0 >= range.end {
-                break;
-            }
-            if span.1 > span.0 && !vec.is_empty() {
-                v.iter_mut().zip(vec).for_each(|(a, b)| *a += b);
-                n += 1;
-            }
-        }
-        if n > 0 {
-            normalize(&mut v);
-        }
-        v
+impl Strategy for Late {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        self.boundaries.chunk(text, Some(cx.model()?), cx.control)
     }
 }
 
-/// The chunker that gives late chunking its boundaries.
-pub fn boundary_chunker(chunker: &Chunker) -> Result<Chunker> {
-    let kind = chunker.config.semantic.late_boundaries.unwrap_or(StrategyKind::Recursive);
+fn boundary_kind(c: &ChunkConfig) -> StrategyKind {
+    c.semantic.late_boundaries.unwrap_or(StrategyKind::Recursive)
+}
+
+fn next_boundaries(c: &mut ChunkConfig) -> String {
+    use StrategyKind::*;
+    let options = [Recursive, Sentence, Markdown, Fixed, Semantic];
+    let i = options.iter().position(|o| *o == boundary_kind(c)).map_or(0, |i| (i + 1) % options.len());
+    c.semantic.late_boundaries = Some(options[i]);
+    format!("late boundaries from {}", options[i])
+}
+
+/// The strategy that gives late chunking its boundaries (`late_boundaries`,
+/// recursive by default), built with the rest of `config`.
+pub fn boundaries(config: &ChunkConfig) -> Result<Configured> {
+    let kind = boundary_kind(config);
     if kind == StrategyKind::Late {
         return Err(Error::config("late_boundaries cannot be 'late' itself: use recursive, sentence, semantic, ..."));
     }
-    let mut cfg = chunker.config.clone();
+    let mut cfg = config.clone();
     cfg.strategy = kind;
-    let mut inner = Chunker::new(&cfg)?;
-    if let Some(e) = chunker.embedder() {
-        inner = inner.with_embedder(e.clone());
-    }
-    Ok(inner)
+    Configured::new(&cfg)
 }
 
 /// Late chunking: the boundary strategy's chunks, each with the vector pooled
 /// from whole-document token embeddings over its span. This is the function
 /// to call to export late-chunking embeddings.
-pub fn late_chunk_embeddings(chunker: &Chunker, text: &str) -> Result<Vec<(Chunk, Vec<f32>)>> {
-    late_chunk_embeddings_with(chunker, text, Control::none())
-}
-
-pub fn late_chunk_embeddings_with(chunker: &Chunker, text: &str, ctl: Control<'_>) -> Result<Vec<(Chunk, Vec<f32>)>> {
-    let embedder = super::strategies::embedder_for(chunker)?;
-    let chunks = boundary_chunker(chunker)?.chunk(text)?;
-    let tokens = embedder.token_vectors(text, ctl)?;
+pub fn chunks_with_vectors(
+    config: &ChunkConfig,
+    text: &str,
+    model: &dyn Embedder,
+    control: Control<'_>,
+) -> Result<Vec<(Chunk, Vec<f32>)>> {
+    let chunks = boundaries(config)?.chunk(text, Some(model), control)?;
+    let tokens = model.token_vectors(text, control)?;
     Ok(chunks
         .into_iter()
         .map(|c| {

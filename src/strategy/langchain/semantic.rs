@@ -3,14 +3,16 @@
 //! breakpoints and returns the same texts: sentences from
 //! `re.split(sentence_split_regex, text)`, windows of `buffer_size` sentences
 //! joined with `" "`, cosine distances between neighbouring windows, the
-//! threshold from [`super::analysis::DistanceStats`], chunks joined with `" "`
+//! threshold from [`DistanceStats`], chunks joined with `" "`
 //! (so [`crate::ChunkMeta::text`] holds them) and `min_chunk_size` in chars.
 
-use super::analysis::{DistanceStats, Threshold};
-use super::{Control, Embedder};
 use crate::chunk::{Chunk, ChunkMeta};
 use crate::config::SemanticOptions;
+use crate::embedding::{Control, Embedder};
 use crate::error::{Error, Result};
+use crate::strategy::semantic::analysis::{neighbour_distances, DistanceStats, Threshold};
+use crate::strategy::semantic::BUFFER;
+use crate::strategy::{Context, OverlapRule, SizeRule, Spec, Strategy};
 use std::ops::Range;
 
 /// LangChain's default `sentence_split_regex`.
@@ -69,7 +71,7 @@ pub fn chunks_from_embeddings(
     t: Threshold,
     min_chunk_chars: Option<usize>,
 ) -> Vec<LcChunk> {
-    let stats = DistanceStats::new(super::analysis::neighbour_distances(vectors));
+    let stats = DistanceStats::new(neighbour_distances(vectors));
     let above = stats.breakpoints(t);
     let strs: Vec<&str> = pieces.iter().map(|r| &text[r.clone()]).collect();
     let make = |i: usize, j: usize| LcChunk { text: strs[i..=j].join(" "), range: pieces[i].start..pieces[j].end };
@@ -125,6 +127,38 @@ pub fn to_chunks(chunks: Vec<LcChunk>, size_of: impl Fn(&str) -> usize) -> Vec<C
             Chunk { range: c.range, size, meta: ChunkMeta { text: Some(c.text), ..Default::default() } }
         })
         .collect()
+}
+
+pub const SPEC: Spec = Spec {
+    name: "langchain-semantic",
+    help:
+        "LangChain's SemanticChunker (langchain-experimental): breaks where neighbouring sentence windows drift apart",
+    needs_model: true,
+    size: SizeRule::Ignored,
+    overlap: OverlapRule::None,
+    has_threshold: true,
+    forces_unit: None,
+    options: &[
+        "--model",
+        "--threshold-type",
+        "--threshold",
+        "--buffer-size",
+        "--min-size",
+        "semantic.number_of_chunks",
+        "semantic.sentence_split_regex",
+    ],
+    option: Some(BUFFER),
+    recut: None,
+    build: |_| Ok(Box::new(SemanticChunker)),
+};
+
+struct SemanticChunker;
+
+impl Strategy for SemanticChunker {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let chunks = split(text, &cx.config.semantic, cx.model()?, cx.control)?;
+        Ok(to_chunks(chunks, |t| cx.sizer.size(t)))
+    }
 }
 
 #[cfg(test)]

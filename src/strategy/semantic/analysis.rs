@@ -8,8 +8,8 @@
 //! Threshold maths follows LangChain's `SemanticChunker` (numpy's linear
 //! percentile, population standard deviation, `np.gradient`).
 
-use super::{cosine, Control, Embedder};
 use crate::config::ThresholdType;
+use crate::embedding::{cosine, Control, Embedder};
 use crate::error::{Error, Result};
 use crate::size::SizeIndex;
 use std::ops::Range;
@@ -32,18 +32,8 @@ pub enum Threshold {
 }
 
 impl Threshold {
-    /// LangChain's default amount for a threshold type.
-    pub fn default_amount(t: ThresholdType) -> f64 {
-        match t {
-            ThresholdType::Percentile | ThresholdType::Gradient => 95.0,
-            ThresholdType::StandardDeviation => 3.0,
-            ThresholdType::Interquartile => 1.5,
-            ThresholdType::Absolute => 0.3,
-        }
-    }
-
     pub fn new(t: ThresholdType, amount: Option<f64>) -> Self {
-        let a = amount.unwrap_or_else(|| Self::default_amount(t));
+        let a = amount.unwrap_or_else(|| t.default_amount());
         match t {
             ThresholdType::Percentile => Threshold::Percentile(a),
             ThresholdType::StandardDeviation => Threshold::StandardDeviation(a),
@@ -616,6 +606,7 @@ pub fn split_oversized(text: &str, index: &SizeIndex<'_>, ranges: Vec<Range<usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::embedding::Embeddings;
 
     #[test]
     fn numpy_percentile_and_gradient() {
@@ -635,9 +626,9 @@ mod tests {
         fn model_id(&self) -> &str {
             "len"
         }
-        fn embed_texts(&self, texts: &[&str], _: Control<'_>) -> Result<super::super::Embeddings> {
+        fn embed_texts(&self, texts: &[&str], _: Control<'_>) -> Result<Embeddings> {
             let vectors = texts.iter().map(|t| vec![1.0, t.len() as f32]).collect();
-            Ok(super::super::Embeddings { vectors, truncated: vec![] })
+            Ok(Embeddings { vectors, truncated: vec![] })
         }
     }
 

@@ -1,0 +1,92 @@
+//! [`Chunker`]: what the CLI, the workbench and library users call. It builds
+//! the strategy a config names (through the strategy table) and supplies
+//! the embedding model when that strategy needs one: the one attached with
+//! [`Chunker::with_embedder`], else — in builds with the `embed` feature —
+//! the model the config names (`semantic.model`, default: the model `chunktui
+//! setup` installs), loaded once per process.
+//!
+//! This is the one place where the model-free core (`strategy/`, `config`)
+//! meets the ONNX layer (`embed/`).
+
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::embedding::{Control, Embedder};
+use crate::error::Result;
+use crate::size::Sizer;
+use crate::strategy::Configured;
+use std::sync::Arc;
+
+/// A configured chunker. Cheap to clone and share between threads.
+#[derive(Clone)]
+pub struct Chunker {
+    /// Normalised and validated.
+    pub config: ChunkConfig,
+    pub sizer: Sizer,
+    configured: Configured,
+    embedder: Option<Arc<dyn Embedder>>,
+}
+
+impl std::fmt::Debug for Chunker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chunker").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl Chunker {
+    /// Validate the config and load what it names (tokenizer, separators).
+    /// A model is loaded on first use, not here.
+    pub fn new(config: &ChunkConfig) -> Result<Self> {
+        let configured = Configured::new(config)?;
+        Ok(Chunker { config: configured.config.clone(), sizer: configured.sizer.clone(), configured, embedder: None })
+    }
+
+    /// Use this embedding model for the model strategies.
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// The model attached with [`Chunker::with_embedder`], if any.
+    pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// The model the strategy uses: the attached one, else the one the
+    /// config names. Errors say what to install or pass.
+    pub fn model(&self) -> Result<Arc<dyn Embedder>> {
+        match &self.embedder {
+            Some(e) => Ok(e.clone()),
+            None => load_model(&self.config),
+        }
+    }
+
+    /// Cut `text` into chunks.
+    pub fn chunk(&self, text: &str) -> Result<Vec<Chunk>> {
+        self.chunk_with(text, Control::none())
+    }
+
+    /// [`Chunker::chunk`] with progress and cancellation of model work.
+    pub fn chunk_with(&self, text: &str, control: Control<'_>) -> Result<Vec<Chunk>> {
+        let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
+        self.configured.chunk(text, model.as_deref(), control)
+    }
+
+    /// The size of `text` in the configured unit.
+    pub fn size_of(&self, text: &str) -> usize {
+        self.sizer.size(text)
+    }
+}
+
+#[cfg(feature = "embed")]
+fn load_model(config: &ChunkConfig) -> Result<Arc<dyn Embedder>> {
+    crate::embed::load_model_for(&config.semantic)
+}
+
+#[cfg(not(feature = "embed"))]
+fn load_model(config: &ChunkConfig) -> Result<Arc<dyn Embedder>> {
+    Err(crate::error::Error::Model(format!(
+        "strategy '{}' needs an embedding model, and this build of chunktui has no ONNX support: rebuild with \
+         the 'embed' feature, or attach your own model with Chunker::with_embedder",
+        config.strategy
+    )))
+}

@@ -1,0 +1,208 @@
+//! `semantic`, `semantic-grouping` and `adaptive`: three cuts of one
+//! [`SemanticAnalysis`] (sentences from [`crate::segment`], CJK-aware, their
+//! embeddings and the distance across every boundary).
+//!
+//! | strategy            | cut                                   |
+//! |---------------------|---------------------------------------|
+//! | `semantic`          | [`SemanticAnalysis::cut`]             |
+//! | `semantic-grouping` | [`SemanticAnalysis::group_by_mean`]   |
+//! | `adaptive`          | [`SemanticAnalysis::adaptive`]        |
+//!
+//! Embedding is the expensive step; a workbench runs [`analyze`] once per
+//! (document, model, buffer) and then [`chunks_from_analysis`] on every
+//! threshold or size change. A chunker runs both in a row. Either way the
+//! chunks come out of [`chunks_from_analysis`], so they are the same.
+
+pub mod analysis;
+
+use super::{ranges_to_chunks, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::embedding::{Control, Embedder};
+use crate::error::Result;
+use crate::size::SizeIndex;
+use analysis::{split_oversized, Limits, SemanticAnalysis, Threshold};
+use std::ops::Range;
+
+/// How a strategy cuts a cached analysis.
+#[derive(Clone, Copy)]
+pub struct Recut {
+    /// Embed single sentences (an analysis at buffer 0), whatever
+    /// `semantic.buffer_size` says: grouping compares a sentence with a mean.
+    pub single_sentences: bool,
+    pub cut: fn(&SemanticAnalysis, Threshold, Limits) -> Vec<Range<usize>>,
+}
+
+impl Recut {
+    /// The buffer the analysis this strategy cuts is computed with.
+    pub fn buffer(&self, config: &ChunkConfig) -> usize {
+        if self.single_sentences {
+            0
+        } else {
+            config.semantic.buffer_size
+        }
+    }
+}
+
+/// The option key of the sentence-window strategies: sentences joined on
+/// each side before embedding.
+pub(crate) const BUFFER: OptionKnob = OptionKnob {
+    show: |c| format!("buffer={}", c.semantic.buffer_size),
+    next: |c| {
+        c.semantic.buffer_size = (c.semantic.buffer_size + 1) % 4;
+        format!("buffer_size {} (sentences joined on each side before embedding)", c.semantic.buffer_size)
+    },
+};
+
+const OPTIONS: &[&str] =
+    &["--model", "--threshold-type", "--threshold", "--buffer-size", "--min-size", "semantic.number_of_chunks"];
+
+pub const SEMANTIC: Spec = Spec {
+    name: "semantic",
+    help: "cut where the embeddings of neighbouring sentences drift apart (the threshold), within --size",
+    needs_model: true,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::None,
+    has_threshold: true,
+    forces_unit: None,
+    options: OPTIONS,
+    option: Some(BUFFER),
+    recut: Some(Recut { single_sentences: false, cut: SemanticAnalysis::cut }),
+    build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
+};
+
+pub const GROUPING: Spec = Spec {
+    name: "semantic-grouping",
+    help: "grow a chunk while each next sentence stays close to the chunk's mean embedding, within --size",
+    needs_model: true,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::None,
+    has_threshold: true,
+    forces_unit: None,
+    options: &["--model", "--threshold-type", "--threshold", "--min-size", "semantic.number_of_chunks"],
+    option: None,
+    recut: Some(Recut { single_sentences: true, cut: SemanticAnalysis::group_by_mean }),
+    build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
+};
+
+pub const ADAPTIVE: Spec = Spec {
+    name: "adaptive",
+    help: "semantic cuts whose chunk size follows how fast meaning changes (see docs/adaptive.md)",
+    needs_model: true,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::None,
+    has_threshold: true,
+    forces_unit: None,
+    options: OPTIONS,
+    option: Some(BUFFER),
+    recut: Some(Recut { single_sentences: false, cut: SemanticAnalysis::adaptive }),
+    build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
+};
+
+fn recut_of(c: &ChunkConfig) -> Recut {
+    c.strategy.spec().recut.expect("the strategies built here all re-cut an analysis")
+}
+
+/// Analyse, then cut: the chunker's path through [`chunks_from_analysis`].
+struct FromAnalysis(Recut);
+
+impl Strategy for FromAnalysis {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let index = cx.sizer.index(text)?;
+        let analysis = analyze(text, self.0.buffer(cx.config), cx.model()?, &index, cx.control)?;
+        Ok(chunks_from_analysis(&self.0, &analysis, text, &index, cx.config))
+    }
+}
+
+/// Embed `text`'s sentences (windows of `buffer` neighbours) and measure
+/// every boundary: the expensive step, done once per document.
+pub fn analyze(
+    text: &str,
+    buffer: usize,
+    model: &dyn Embedder,
+    index: &SizeIndex<'_>,
+    control: Control<'_>,
+) -> Result<SemanticAnalysis> {
+    SemanticAnalysis::compute(text, crate::segment::sentences(text), buffer, model, index, control)
+}
+
+/// The chunks of an analysis under `config`'s threshold and limits: the cut,
+/// sentences longer than `size` on their own split with the recursive
+/// separators, and a note on every chunk holding a sentence window the model
+/// had to truncate. The one function both the chunker and the workbench use.
+pub fn chunks_from_analysis(
+    recut: &Recut,
+    analysis: &SemanticAnalysis,
+    text: &str,
+    index: &SizeIndex<'_>,
+    config: &ChunkConfig,
+) -> Vec<Chunk> {
+    let threshold = Threshold::from_options(&config.semantic);
+    let limits = Limits { max: config.size, min: config.semantic.min_size };
+    let ranges = split_oversized(text, index, (recut.cut)(analysis, threshold, limits), config.size);
+    let mut chunks = ranges_to_chunks(ranges, index);
+    for &i in &analysis.truncated {
+        let s = &analysis.sentences[i];
+        if let Some(c) = chunks.iter_mut().find(|c| c.range.start <= s.start && s.start < c.range.end) {
+            if !c.meta.fields.iter().any(|(k, _)| k == EMBEDDING_TRUNCATED) {
+                c.meta.fields.push((
+                    EMBEDDING_TRUNCATED.into(),
+                    "a sentence window here was longer than the model's input and was cut for embedding".into(),
+                ));
+            }
+        }
+    }
+    chunks
+}
+
+/// The meta field on chunks whose embedding saw a truncated window.
+pub const EMBEDDING_TRUNCATED: &str = "embedding_truncated";
+
+/// Something worth showing beside model chunks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelWarning {
+    /// An English-only model on mostly Chinese/Japanese/Korean text.
+    EnglishOnlyOnCjk { model: String },
+    /// Sentence windows longer than the model's input, cut for embedding.
+    Truncated { windows: usize },
+}
+
+impl ModelWarning {
+    /// Short enough for one status line (the header names the model).
+    pub fn short(&self) -> String {
+        match self {
+            ModelWarning::EnglishOnlyOnCjk { .. } => "English-only model on mostly CJK text: pass --model DIR with a \
+                                                     multilingual model (e.g. multilingual-e5-small)"
+                .into(),
+            w => w.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for ModelWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelWarning::EnglishOnlyOnCjk { model } => write!(
+                f,
+                "model '{model}' is English-only and separates Chinese/Japanese/Korean sentences poorly: \
+                 pass --model with a multilingual model (e.g. multilingual-e5-small)"
+            ),
+            ModelWarning::Truncated { windows } => {
+                write!(f, "{windows} sentence window(s) were longer than the model's input and were cut for embedding")
+            }
+        }
+    }
+}
+
+/// What to warn about when `model_id` chunks `text`.
+pub fn model_warnings(model_id: &str, text: &str, analysis: Option<&SemanticAnalysis>) -> Vec<ModelWarning> {
+    let mut w = Vec::new();
+    let id = model_id.to_lowercase();
+    if id.contains("minilm") && !id.contains("multilingual") && crate::segment::cjk_ratio(text) > 0.2 {
+        w.push(ModelWarning::EnglishOnlyOnCjk { model: model_id.to_string() });
+    }
+    if let Some(a) = analysis.filter(|a| !a.truncated.is_empty()) {
+        w.push(ModelWarning::Truncated { windows: a.truncated.len() });
+    }
+    w
+}
