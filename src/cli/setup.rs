@@ -186,7 +186,7 @@ pub fn run(args: &SetupArgs) -> Result<()> {
 fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     // 1. ONNX Runtime: ORT_DYLIB_PATH, our cache, Python's, else download.
     let downloads = crate::embed::runtime::downloads();
-    let own = root.join(format!("onnxruntime-{}", downloads.runtime.version)).join(&downloads.runtime.file);
+    let own = crate::embed::runtime::runtime_path_under(root);
     let env_lib = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()).map(PathBuf::from);
     let runtime = if let Some(p) = env_lib.filter(|p| p.is_file() && !args.own_runtime) {
         say(format_args!("ok       ONNX Runtime from ORT_DYLIB_PATH ({})", p.display()))?;

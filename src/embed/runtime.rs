@@ -91,7 +91,12 @@ pub fn missing_runtime_message() -> String {
 
 /// Where `chunktui setup` keeps the runtime.
 pub fn cache_runtime_path() -> Option<PathBuf> {
-    super::cache_dir().map(|d| d.join(format!("onnxruntime-{}", ort_version())).join(ort_lib_name()))
+    super::cache_dir().map(|d| runtime_path_under(&d))
+}
+
+/// The runtime's place in a cache dir: `onnxruntime-<version>/<library>`.
+pub fn runtime_path_under(cache: &Path) -> PathBuf {
+    cache.join(format!("onnxruntime-{}", ort_version())).join(ort_lib_name())
 }
 
 /// Find a libonnxruntime without loading it.
