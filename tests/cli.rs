@@ -17,8 +17,9 @@
 
 use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_chunktui");
 
@@ -367,9 +368,8 @@ fn stats_json() {
 
 #[test]
 fn corpus_file_chunks_cleanly() {
-    // A real third-party file, read from ../shared/corpus (never copied).
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/en_ripgrep_guide_faq.md");
-    assert!(path.is_file(), "the test corpus is missing: expected {}", path.display());
+    // A real third-party file, read from the shared corpus (never copied).
+    let path = common::corpus_file("en_ripgrep_guide_faq.md");
     let text = std::fs::read_to_string(&path).unwrap();
     let recs = jsonl(&ok(&["chunk", path.to_str().unwrap(), "--size", "500", "--overlap", "50"]));
     check_records(&text, &recs);

@@ -29,6 +29,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
+mod data;
+// Each test crate uses some of these, none uses all.
+#[allow(unused_imports)]
+pub use data::{corpus_dir, corpus_file, test_model_dir, CORPUS_VAR, TEST_MODEL_VAR};
+
 /// Strategies that need no embedding model, ours first, then LangChain's.
 pub const NON_MODEL: [StrategyKind; 8] = [
     StrategyKind::Fixed,
@@ -527,17 +532,6 @@ pub fn text_cover(text: &str, chunks: &[Chunk]) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 // Input files.
 
-/// `../shared/corpus`, or a panic naming the path: never skip silently.
-pub fn corpus_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    assert!(
-        dir.join("MANIFEST.tsv").is_file(),
-        "the test corpus is missing: expected {} (with MANIFEST.tsv); see the project README for where it comes from",
-        dir.display()
-    );
-    dir
-}
-
 /// One row of MANIFEST.tsv.
 pub struct CorpusFile {
     pub name: String,
@@ -549,7 +543,9 @@ pub struct CorpusFile {
 /// The corpus documents (*.md, *.txt) listed in MANIFEST.tsv.
 pub fn corpus_files() -> Vec<CorpusFile> {
     let dir = corpus_dir();
-    let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("read MANIFEST.tsv");
+    let manifest = corpus_file("MANIFEST.tsv");
+    let manifest = std::fs::read_to_string(&manifest)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e} (set {CORPUS_VAR})", manifest.display()));
     let mut out = Vec::new();
     for line in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
         let cols: Vec<&str> = line.split('\t').collect();
@@ -570,7 +566,7 @@ pub fn corpus_files() -> Vec<CorpusFile> {
 
 /// Read a corpus file, failing with its path when it is missing.
 pub fn read_corpus(name: &str) -> String {
-    let path = corpus_dir().join(name);
+    let path = corpus_file(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read corpus file {}: {e}", path.display()))
 }
 
