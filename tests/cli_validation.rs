@@ -21,6 +21,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 mod common;
+use common::Dir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_chunktui");
 
@@ -66,20 +67,7 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 stdout")
 }
 
-struct Dir(tempfile::TempDir);
-
 impl Dir {
-    fn new() -> Self {
-        Dir(tempfile::tempdir().expect("temp dir"))
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.path().join(name)
-    }
-    fn write(&self, name: &str, bytes: &[u8]) -> String {
-        let p = self.path(name);
-        std::fs::write(&p, bytes).unwrap();
-        p.to_str().unwrap().to_string()
-    }
     fn doc(&self) -> String {
         self.write("doc.md", DOC.as_bytes())
     }
@@ -429,7 +417,7 @@ fn run_unprivileged(args: &[&str]) -> Output {
 fn permission_denied_says_what_to_check() {
     use std::os::unix::fs::PermissionsExt;
     let d = Dir::new();
-    std::fs::set_permissions(d.0.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(d.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let doc = d.doc();
     std::fs::set_permissions(&doc, std::fs::Permissions::from_mode(0o000)).unwrap();
     let out = run_unprivileged(&["chunk", &doc]);

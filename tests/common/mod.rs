@@ -34,6 +34,14 @@ mod data;
 #[allow(unused_imports)]
 pub use data::{corpus_dir, corpus_file, test_model_dir, CORPUS_VAR, TEST_MODEL_VAR};
 
+// Only for test crates: it needs tempfile, a dev-dependency the fuzz crate
+// (which includes this file by path) does not have.
+#[cfg(test)]
+mod temp_dir;
+#[cfg(test)]
+#[allow(unused_imports)]
+pub use temp_dir::Dir;
+
 /// Strategies that need no embedding model, ours first, then LangChain's.
 pub const NON_MODEL: [StrategyKind; 8] = [
     StrategyKind::Fixed,
