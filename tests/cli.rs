@@ -17,8 +17,9 @@
 
 use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+mod common;
+use common::Dir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_chunktui");
 
@@ -52,30 +53,6 @@ fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("stdout is UTF-8")
-}
-
-struct Dir(tempfile::TempDir);
-
-impl Dir {
-    fn new() -> Self {
-        Dir(tempfile::tempdir().unwrap())
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.path().join(name)
-    }
-    fn write(&self, name: &str, bytes: &[u8]) -> String {
-        let p = self.path(name);
-        std::fs::write(&p, bytes).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-    fn entries(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(self.0.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into())
-            .collect();
-        v.sort();
-        v
-    }
 }
 
 /// Run `args` (plus `-o OUT` for `chunk`) and check the error contract.
@@ -367,9 +344,8 @@ fn stats_json() {
 
 #[test]
 fn corpus_file_chunks_cleanly() {
-    // A real third-party file, read from ../shared/corpus (never copied).
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/en_ripgrep_guide_faq.md");
-    assert!(path.is_file(), "the test corpus is missing: expected {}", path.display());
+    // A real third-party file, read from the shared corpus (never copied).
+    let path = common::corpus_file("en_ripgrep_guide_faq.md");
     let text = std::fs::read_to_string(&path).unwrap();
     let recs = jsonl(&ok(&["chunk", path.to_str().unwrap(), "--size", "500", "--overlap", "50"]));
     check_records(&text, &recs);

@@ -20,6 +20,8 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+mod common;
+use common::Dir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_chunktui");
 
@@ -65,20 +67,7 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 stdout")
 }
 
-struct Dir(tempfile::TempDir);
-
 impl Dir {
-    fn new() -> Self {
-        Dir(tempfile::tempdir().expect("temp dir"))
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.path().join(name)
-    }
-    fn write(&self, name: &str, bytes: &[u8]) -> String {
-        let p = self.path(name);
-        std::fs::write(&p, bytes).unwrap();
-        p.to_str().unwrap().to_string()
-    }
     fn doc(&self) -> String {
         self.write("doc.md", DOC.as_bytes())
     }
@@ -428,7 +417,7 @@ fn run_unprivileged(args: &[&str]) -> Output {
 fn permission_denied_says_what_to_check() {
     use std::os::unix::fs::PermissionsExt;
     let d = Dir::new();
-    std::fs::set_permissions(d.0.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(d.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let doc = d.doc();
     std::fs::set_permissions(&doc, std::fs::Permissions::from_mode(0o000)).unwrap();
     let out = run_unprivileged(&["chunk", &doc]);
@@ -459,6 +448,7 @@ fn the_workbench_without_a_terminal_points_to_chunk_and_stats() {
 
 #[cfg(feature = "embed")]
 mod model {
+    use super::common::test_model_dir;
     use super::*;
 
     /// The default model (`CHUNKTUI_MODEL_DIR`, set by scripts/test.sh) with ONNX Runtime.
@@ -477,17 +467,6 @@ mod model {
         dir
     }
 
-    /// The multilingual test model beside the checkout.
-    fn me5() -> PathBuf {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/models/me5-small-q4");
-        assert!(
-            dir.join("model.onnx").is_file(),
-            "test model missing at {}: the shared models folder must sit beside the checkout",
-            dir.display()
-        );
-        dir
-    }
-
     fn long_doc(d: &Dir) -> String {
         d.write("long.md", format!("{}.\n", "word ".repeat(3000)).as_bytes())
     }
@@ -497,7 +476,9 @@ mod model {
         let d = Dir::new();
         let doc = long_doc(&d);
         let default = default_model();
-        for (dir, asked) in [(default.as_path(), "5000"), (me5().as_path(), "600"), (default.as_path(), "513")] {
+        for (dir, asked) in
+            [(default.as_path(), "5000"), (test_model_dir().as_path(), "600"), (default.as_path(), "513")]
+        {
             let dir = dir.to_str().unwrap();
             for strategy in ["semantic", "langchain-semantic", "late"] {
                 let err = refused(
@@ -519,7 +500,7 @@ mod model {
             "--strategy",
             "semantic",
             "--model",
-            me5().to_str().unwrap(),
+            test_model_dir().to_str().unwrap(),
             "--model-max-tokens",
             "512",
         ]);
@@ -596,8 +577,8 @@ mod model {
     fn anonymous_positions(d: &Dir) -> PathBuf {
         let dir = d.path("anonymous");
         std::fs::create_dir(&dir).unwrap();
-        std::fs::copy(me5().join("tokenizer.json"), dir.join("tokenizer.json")).unwrap();
-        let model = std::fs::read(me5().join("model.onnx")).unwrap();
+        std::fs::copy(test_model_dir().join("tokenizer.json"), dir.join("tokenizer.json")).unwrap();
+        let model = std::fs::read(test_model_dir().join("model.onnx")).unwrap();
         let needle = b"\x03pos";
         let mut out = Vec::with_capacity(model.len());
         let mut i = 0;
@@ -611,7 +592,7 @@ mod model {
             }
         }
         std::fs::write(dir.join("model.onnx"), out).unwrap();
-        assert_eq!(chunktui::embed::onnx::graph_positions(&me5().join("model.onnx")), Some(512));
+        assert_eq!(chunktui::embed::onnx::graph_positions(&test_model_dir().join("model.onnx")), Some(512));
         assert_eq!(chunktui::embed::onnx::graph_positions(&dir.join("model.onnx")), None);
         dir
     }
@@ -648,7 +629,7 @@ mod model {
         let doc = long_doc(&d);
         let dir = d.path("claims-more");
         std::fs::create_dir(&dir).unwrap();
-        for entry in std::fs::read_dir(me5()).unwrap() {
+        for entry in std::fs::read_dir(test_model_dir()).unwrap() {
             let entry = entry.unwrap();
             std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
         }

@@ -11,6 +11,7 @@ use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_chunktui");
 
@@ -140,8 +141,7 @@ fn workbench_in_tmux_resizes_reloads_exports_and_agrees_with_the_cli() {
 fn semantic_in_tmux_embeds_in_the_background_then_recuts_from_the_chart() {
     require_tmux();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let model = root.join("../shared/models/me5-small-q4");
-    assert!(model.join("model.onnx").is_file(), "test model missing at {}", model.display());
+    let model = common::test_model_dir();
     let dir = tempfile::tempdir().unwrap();
     let doc = dir.path().join("zh.md");
     std::fs::copy(root.join("samples/zh-article.md"), &doc).unwrap();

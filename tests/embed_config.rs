@@ -5,16 +5,12 @@
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::Chunker;
 use std::path::PathBuf;
-
-fn me5() -> String {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/models/me5-small-q4");
-    assert!(dir.join("model.onnx").exists(), "{} missing", dir.display());
-    dir.display().to_string()
-}
+mod common;
+use common::test_model_dir;
 
 fn truncated_chunks(max_tokens: Option<usize>) -> usize {
     let mut cfg = ChunkConfig { strategy: StrategyKind::Semantic, size: 2000, overlap: 0, ..Default::default() };
-    cfg.semantic.model = Some(me5());
+    cfg.semantic.model = Some(test_model_dir().display().to_string());
     cfg.semantic.buffer_size = 0;
     cfg.semantic.max_tokens = max_tokens;
     let text = "Rivers carry water from the mountains through wide green valleys down to the sea, \
@@ -36,7 +32,7 @@ fn chunk_embeddings_flag_exports_late_chunking_vectors() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_chunktui"))
         .args(["chunk", "samples/notes.txt", "--strategy", "late", "--size", "400", "--embeddings", "--model"])
-        .arg(me5())
+        .arg(test_model_dir())
         .current_dir(&root)
         .output()
         .expect("run chunktui");

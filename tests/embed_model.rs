@@ -1,4 +1,4 @@
-//! Real-model tests: multilingual-e5-small (4-bit) from ../shared/models through
+//! Real-model tests: multilingual-e5-small (4-bit), the test model (`CHUNKTUI_TEST_MODEL`), through
 //! ONNX Runtime. They never skip: without a runtime they fail and say what to run.
 
 #![cfg(feature = "embed")]
@@ -8,18 +8,9 @@ use chunktui::embedding::{Control, Embedder};
 use chunktui::strategy::late;
 use chunktui::strategy::semantic::analysis::{windows, Limits, SemanticAnalysis, Threshold};
 use chunktui::{ChunkConfig, Chunker, StrategyKind};
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
-
-fn model_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/models/me5-small-q4");
-    assert!(
-        dir.join("model.onnx").is_file(),
-        "test model missing at {}: the shared models folder must sit beside the checkout",
-        dir.display()
-    );
-    dir
-}
+mod common;
+use common::test_model_dir;
 
 fn me5() -> Arc<OnnxEmbedder> {
     static E: OnceLock<Arc<OnnxEmbedder>> = OnceLock::new();
@@ -29,7 +20,7 @@ fn me5() -> Arc<OnnxEmbedder> {
             "ONNX Runtime not found: run `scripts/setup-models.sh` (or `chunktui setup`) and/or export ORT_DYLIB_PATH it prints"
         );
         let opts = ModelOptions { prefix: Some("query: ".into()), ..Default::default() };
-        Arc::new(OnnxEmbedder::load(&model_dir(), None, &opts).unwrap_or_else(|e| {
+        Arc::new(OnnxEmbedder::load(&test_model_dir(), None, &opts).unwrap_or_else(|e| {
             panic!("{e}\n(run `scripts/setup-models.sh` and export the ORT_DYLIB_PATH it prints)")
         }))
     })
@@ -184,7 +175,7 @@ fn late_chunking_vectors_keep_topics_apart_even_over_the_window() {
     // Long enough to need several windows with a 64-token input.
     let small = Arc::new(
         OnnxEmbedder::load(
-            &model_dir(),
+            &test_model_dir(),
             None,
             &ModelOptions { prefix: Some("passage: ".into()), max_tokens: Some(64), ..Default::default() },
         )

@@ -1,12 +1,12 @@
 //! Invariants of every non-model strategy on real documents, and snapshots of
 //! representative outputs.
 //!
-//! Inputs: every *.md / *.txt file of `../shared/corpus` (read at test time,
-//! never copied into the repo; a missing folder fails with its path) and our
-//! own `samples/` (whatever exists). Big corpus files are checked on three
-//! windows (start, middle, end; cut at arbitrary char boundaries) so the suite
-//! stays quick in debug builds; each file is also chunked whole once with the
-//! default settings.
+//! Inputs: every *.md / *.txt file of the shared corpus (`CHUNKTUI_CORPUS`,
+//! default `../shared/corpus`; read at test time, never copied into the repo;
+//! a missing folder fails with its path) and our own `samples/` (whatever
+//! exists). Big corpus files are checked on three windows (start, middle,
+//! end; cut at arbitrary char boundaries) so the suite stays quick in debug
+//! builds; each file is also chunked whole once with the default settings.
 //!
 //! For each input × strategy (fixed, recursive, sentence, markdown, document,
 //! and the LangChain ones once they exist) × unit (chars, words, cl100k

@@ -10,19 +10,11 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+mod common;
+use common::corpus_file;
 
 fn manifest() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn corpus_dir() -> PathBuf {
-    let dir = manifest().join("../shared/corpus");
-    assert!(
-        dir.is_dir(),
-        "the shared corpus folder {} is missing: LangChain parity needs it (see ../shared/corpus/README.md)",
-        dir.display()
-    );
-    dir
 }
 
 fn sha16(s: &str) -> String {
@@ -41,7 +33,7 @@ impl Texts {
         }
         let name = source["corpus"].as_str().expect("corpus file name");
         let text = self.cache.entry(name.to_string()).or_insert_with(|| {
-            let path = corpus_dir().join(name);
+            let path = corpus_file(name);
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
         });
         (text.clone(), false)

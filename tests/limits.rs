@@ -121,7 +121,7 @@ fn lookaround_separators_that_backtrack_little_still_work() {
         "(?=a)",
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let text = std::fs::read_to_string("../shared/corpus/en_rust_book.md").expect("corpus file en_rust_book.md");
+    let text = common::read_corpus("en_rust_book.md");
     let mut cfg = ChunkConfig { strategy: StrategyKind::LangchainRecursive, ..ChunkConfig::default() };
     cfg.langchain.separators =
         Some([r"(?<=\n)#", r"(?<=[.!?])\s+(?=[A-Z])", r"(?<!\\)\n", r"(\w)\1", r"\s+", ""].map(String::from).to_vec());
@@ -272,11 +272,6 @@ fn separator_lists_too_big_and_regexes_too_big_once_compiled_are_refused() {
     assert!(err.contains("too big once compiled") && err.contains(giant), "{err}");
 }
 
-fn corpus(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("corpus file {} missing: {e}", path.display()))
-}
-
 /// Spans of one whole-text tiktoken encode, built as `token_spans` builds them.
 fn whole_tiktoken_spans(bpe: &tiktoken_rs::CoreBPE, text: &str) -> Vec<(u32, u32)> {
     let mut pos = 0usize;
@@ -303,7 +298,7 @@ fn tiktoken_read_piece_by_piece_equals_one_whole_encode_on_the_corpus() {
     {
         let tok = Tokenizer::load(name).unwrap();
         for file in ["en_rust_book.md", "en_war_and_peace.txt", "zh_rust_book.md", "en_ripgrep_guide_faq.md"] {
-            let text = corpus(file);
+            let text = common::read_corpus(file);
             let ours = tok.token_spans(&text).unwrap();
             let whole = whole_tiktoken_spans(bpe, &text);
             assert_eq!(ours.len(), whole.len(), "{file} with {name}: token counts differ");

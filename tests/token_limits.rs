@@ -6,18 +6,14 @@
 use chunktui::config::{ChunkConfig, StrategyKind, Unit};
 use chunktui::size::Tokenizer;
 use chunktui::Chunker;
-use std::path::PathBuf;
-
-fn corpus(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("corpus file {} missing: {e}", path.display()))
-}
+mod common;
+use common::read_corpus;
 
 #[test]
 fn chunks_re_tokenized_alone_stay_within_the_limit() {
     let tok = Tokenizer::load("cl100k_base").unwrap();
     for (file, preset, size) in [("en_rust_book.md", "english", 512), ("zh_rust_book.md", "chinese", 256)] {
-        let text = corpus(file);
+        let text = read_corpus(file);
         for strategy in [StrategyKind::Recursive, StrategyKind::Sentence, StrategyKind::Markdown] {
             let mut cfg = ChunkConfig { strategy, unit: Unit::Tokens, size, overlap: size / 10, ..Default::default() };
             cfg.recursive.preset = preset.into();

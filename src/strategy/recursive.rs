@@ -22,6 +22,7 @@ use crate::strategy::{
 };
 use memchr::memmem;
 use std::ops::Range;
+use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// One level of separators.
@@ -46,7 +47,73 @@ pub enum Sep {
 #[derive(Clone, Debug)]
 pub struct Separators(pub Vec<Sep>);
 
-pub const PRESETS: [&str; 9] = ["english", "chinese", "markdown", "rust", "python", "javascript", "go", "java", "c"];
+/// One preset of `assets/separators.toml` (the file explains the levels).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Preset {
+    name: String,
+    #[serde(default)]
+    aliases: Vec<String>,
+    levels: Vec<Level>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum Level {
+    Paragraph,
+    Line,
+    Sentence,
+    Whitespace,
+    Grapheme,
+    Any(Vec<String>),
+    Regex(String),
+    LineStarts(Vec<String>),
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PresetsAsset {
+    preset: Vec<Preset>,
+}
+
+const SEPARATORS_ASSET: &str = include_str!("../../assets/separators.toml");
+
+/// The presets, parsed once from the embedded asset (tests prove it parses).
+fn presets() -> &'static [Preset] {
+    static PRESETS: OnceLock<Vec<Preset>> = OnceLock::new();
+    PRESETS.get_or_init(|| {
+        toml::from_str::<PresetsAsset>(SEPARATORS_ASSET).expect("assets/separators.toml is valid").preset
+    })
+}
+
+/// The preset names, in the order the workbench cycles through them.
+pub fn preset_names() -> &'static [&'static str] {
+    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| presets().iter().map(|p| p.name.as_str()).collect())
+}
+
+/// [`preset_names`] as a value that iterates and derefs like the constant
+/// array it replaces, so existing callers (`for p in PRESETS`,
+/// `PRESETS.to_vec()`) keep working.
+pub const PRESETS: PresetNames = PresetNames;
+
+#[derive(Clone, Copy, Debug)]
+pub struct PresetNames;
+
+impl std::ops::Deref for PresetNames {
+    type Target = [&'static str];
+    fn deref(&self) -> &Self::Target {
+        preset_names()
+    }
+}
+
+impl IntoIterator for PresetNames {
+    type Item = &'static str;
+    type IntoIter = std::iter::Copied<std::slice::Iter<'static, &'static str>>;
+    fn into_iter(self) -> Self::IntoIter {
+        preset_names().iter().copied()
+    }
+}
 
 impl Separators {
     pub fn from_options(opts: &RecursiveOptions, strategy: StrategyKind) -> Result<Self> {
@@ -61,80 +128,29 @@ impl Separators {
     }
 
     pub fn preset(name: &str) -> Result<Self> {
-        let lits = |v: &[&str]| Sep::Literals(v.iter().map(|s| s.to_string()).collect());
-        let code = |starts: &[&str]| -> Result<Separators> {
-            let alternatives: Vec<String> = starts.iter().map(|s| regex::escape(s)).collect();
-            let re = format!(r"\n[ \t]*(?:{})", alternatives.join("|"));
-            Ok(Separators(vec![
-                Sep::Regex(compile(&re, 1)?),
-                Sep::Paragraph,
-                Sep::Line,
-                Sep::Whitespace,
-                Sep::Grapheme,
-            ]))
+        let named = |p: &&Preset| p.name == name || p.aliases.iter().any(|a| a == name);
+        let Some(preset) = presets().iter().find(named) else {
+            return Err(Error::config(format!(
+                "unknown separators preset '{name}': use one of {}, or give a custom list",
+                preset_names().join(", ")
+            )));
         };
-        Ok(match name {
-            "english" | "default" => Separators(vec![
-                Sep::Paragraph,
-                Sep::Line,
-                Sep::Sentence,
-                lits(&["; ", ": ", ", "]),
-                Sep::Whitespace,
-                Sep::Grapheme,
-            ]),
-            "chinese" | "zh" => Separators(vec![
-                Sep::Paragraph,
-                Sep::Line,
-                Sep::Sentence,
-                lits(&["；", "：", "; "]),
-                lits(&["，", "、", ", "]),
-                Sep::Whitespace,
-                Sep::Grapheme,
-            ]),
-            "markdown" => Separators(vec![
-                Sep::Regex(compile(r"\n#{1,2} ", 1)?),
-                Sep::Regex(compile(r"\n#{3,6} ", 1)?),
-                Sep::Regex(compile(r"\n(?:```|~~~)", 1)?),
-                Sep::Regex(compile(r"\n(?:\*\*\*+|---+|___+)[ \t]*\r?\n", 1)?),
-                Sep::Paragraph,
-                Sep::Line,
-                Sep::Sentence,
-                lits(&["; ", "；", ", ", "，"]),
-                Sep::Whitespace,
-                Sep::Grapheme,
-            ]),
-            "rust" => code(&[
-                "fn ", "pub fn ", "impl ", "struct ", "enum ", "trait ", "mod ", "const ", "let ", "if ", "for ",
-                "while ", "match ",
-            ])?,
-            "python" => code(&["class ", "def ", "async def ", "if ", "for ", "while ", "with ", "try:"])?,
-            "javascript" => {
-                code(&["function ", "export ", "class ", "const ", "let ", "var ", "if ", "for ", "while ", "switch "])?
-            }
-            "go" => code(&["func ", "type ", "var ", "const ", "if ", "for ", "switch "])?,
-            "java" => code(&[
-                "class ",
-                "interface ",
-                "public ",
-                "private ",
-                "protected ",
-                "static ",
-                "if ",
-                "for ",
-                "while ",
-                "switch ",
-            ])?,
-            "c" => code(&[
-                "#include", "#define", "struct ", "typedef ", "static ", "int ", "void ", "if ", "for ", "while ",
-                "switch ",
-            ])?,
-            other => {
-                return Err(Error::config(format!(
-                    "unknown separators preset '{other}': use one of {}, or give a custom list",
-                    PRESETS.join(", ")
-                )))
-            }
-        })
+        let levels = preset.levels.iter().map(|level| {
+            Ok(match level {
+                Level::Paragraph => Sep::Paragraph,
+                Level::Line => Sep::Line,
+                Level::Sentence => Sep::Sentence,
+                Level::Whitespace => Sep::Whitespace,
+                Level::Grapheme => Sep::Grapheme,
+                Level::Any(literals) => Sep::Literals(literals.clone()),
+                Level::Regex(pattern) => Sep::Regex(compile(pattern, 1)?),
+                Level::LineStarts(starts) => {
+                    let alternatives: Vec<String> = starts.iter().map(|s| regex::escape(s)).collect();
+                    Sep::Regex(compile(&format!(r"\n[ \t]*(?:{})", alternatives.join("|")), 1)?)
+                }
+            })
+        });
+        Ok(Separators(levels.collect::<Result<_>>()?))
     }
 
     /// A user's list, in priority order. `""` means "between characters" and

@@ -1,10 +1,12 @@
-//! Key bindings: an [`Action`] per key. Defaults below; a TOML file
+//! Key bindings: an [`Action`] per key. Defaults and help lines in
+//! `assets/keymap.toml` (embedded at build time); a TOML file
 //! (`--keymap PATH`) adds or replaces bindings: `"ctrl-s" = "export_config"`.
 
 use crate::error::{Error, Result};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -48,45 +50,36 @@ pub enum Action {
 }
 
 impl Action {
+    /// The help screen's line for this action (from `assets/keymap.toml`).
     pub fn describe(self) -> &'static str {
-        match self {
-            Action::Quit => "quit",
-            Action::Help => "show / hide this help",
-            Action::ScrollUp => "scroll up",
-            Action::ScrollDown => "scroll down",
-            Action::PageUp => "page up",
-            Action::PageDown => "page down",
-            Action::Top => "go to the top",
-            Action::Bottom => "go to the end",
-            Action::NextChunk => "select the next chunk",
-            Action::PrevChunk => "select the previous chunk",
-            Action::Search => "search the text",
-            Action::SizeUp => "size up",
-            Action::SizeDown => "size down",
-            Action::SizeUpBig => "size up, big step",
-            Action::SizeDownBig => "size down, big step",
-            Action::OverlapUp => "overlap up",
-            Action::OverlapDown => "overlap down",
-            Action::OverlapUpBig => "overlap up, big step",
-            Action::OverlapDownBig => "overlap down, big step",
-            Action::CycleStrategy => "next strategy (no model needed)",
-            Action::CycleStrategyAll => "next strategy, including model ones",
-            Action::CycleUnit => "next unit (chars, words, tokens)",
-            Action::CycleTokenizer => "next tokenizer",
-            Action::CyclePreset => "next separators preset",
-            Action::CycleOption => "cycle the strategy's option",
-            Action::CycleMaxSentences => "sentence: cycle max sentences",
-            Action::ExportConfig => "export the config (TOML / JSON)",
-            Action::ExportChunks => "export the chunks (JSONL)",
-            Action::ToggleCompare => "side-by-side comparison on / off",
-            Action::SwitchPane => "switch which pane the keys edit",
-            Action::CopyToOtherPane => "copy this pane's settings to the other",
-            Action::ThresholdUp => "model strategies: threshold up (fewer cuts)",
-            Action::ThresholdDown => "model strategies: threshold down (more cuts)",
-            Action::CycleThresholdType => "model strategies: next threshold type",
-            Action::None => "nothing",
-        }
+        default_bindings().iter().find(|b| b.action == self).map_or("nothing", |b| b.description.as_str())
     }
+}
+
+/// One action of `assets/keymap.toml`: its default keys and its help line.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Binding {
+    pub action: Action,
+    pub keys: Vec<String>,
+    pub description: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeymapAsset {
+    binding: Vec<Binding>,
+}
+
+const KEYMAP_ASSET: &str = include_str!("../../assets/keymap.toml");
+
+/// The default bindings, in help order, parsed once from the embedded asset
+/// (a unit test proves it parses and covers every action).
+pub fn default_bindings() -> &'static [Binding] {
+    static BINDINGS: OnceLock<Vec<Binding>> = OnceLock::new();
+    BINDINGS.get_or_init(|| {
+        toml::from_str::<KeymapAsset>(KEYMAP_ASSET).expect("assets/keymap.toml is valid (see the keymap tests)").binding
+    })
 }
 
 /// A key as written in keymap files: `q`, `?`, `ctrl-s`, `shift-tab`, `pgdn`.
@@ -196,54 +189,6 @@ impl Key {
     }
 }
 
-const DEFAULTS: &[(&str, Action)] = &[
-    ("q", Action::Quit),
-    ("ctrl-c", Action::Quit),
-    ("?", Action::Help),
-    ("up", Action::ScrollUp),
-    ("k", Action::ScrollUp),
-    ("down", Action::ScrollDown),
-    ("j", Action::ScrollDown),
-    ("pgup", Action::PageUp),
-    ("pgdn", Action::PageDown),
-    ("space", Action::PageDown),
-    ("home", Action::Top),
-    ("g", Action::Top),
-    ("end", Action::Bottom),
-    ("G", Action::Bottom),
-    ("n", Action::NextChunk),
-    ("right", Action::NextChunk),
-    ("N", Action::PrevChunk),
-    ("left", Action::PrevChunk),
-    ("/", Action::Search),
-    ("+", Action::SizeUp),
-    ("=", Action::SizeUp),
-    ("-", Action::SizeDown),
-    (">", Action::SizeUpBig),
-    ("<", Action::SizeDownBig),
-    ("_", Action::SizeDownBig),
-    ("]", Action::OverlapUp),
-    ("[", Action::OverlapDown),
-    ("}", Action::OverlapUpBig),
-    ("{", Action::OverlapDownBig),
-    ("s", Action::CycleStrategy),
-    ("S", Action::CycleStrategyAll),
-    ("u", Action::CycleUnit),
-    ("t", Action::CycleTokenizer),
-    ("p", Action::CyclePreset),
-    ("o", Action::CycleOption),
-    ("O", Action::CycleMaxSentences),
-    ("e", Action::ExportConfig),
-    ("ctrl-s", Action::ExportConfig),
-    ("E", Action::ExportChunks),
-    ("c", Action::ToggleCompare),
-    ("tab", Action::SwitchPane),
-    ("y", Action::CopyToOtherPane),
-    (".", Action::ThresholdUp),
-    (",", Action::ThresholdDown),
-    ("T", Action::CycleThresholdType),
-];
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Keymap {
     map: HashMap<Key, Action>,
@@ -251,7 +196,10 @@ pub struct Keymap {
 
 impl Default for Keymap {
     fn default() -> Self {
-        let map = DEFAULTS.iter().map(|(k, a)| (Key::parse(k).expect("default key parses"), *a)).collect();
+        let map = default_bindings()
+            .iter()
+            .flat_map(|b| b.keys.iter().map(|k| (Key::parse(k).expect("default key parses"), b.action)))
+            .collect();
         Keymap { map }
     }
 }
@@ -303,5 +251,37 @@ mod tests {
         assert_eq!(km.action(&ev), Some(Action::ExportConfig));
         assert_eq!(km.action(&KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE)), None);
         assert!(km.apply_toml("\"x\" = \"fly\"").unwrap_err().to_string().contains("fly"));
+    }
+
+    /// Every action's name, read from serde's "unknown variant" message, so a
+    /// new variant is covered without being listed here as well.
+    fn all_action_names() -> Vec<String> {
+        let err = toml::from_str::<HashMap<String, Action>>("\"x\" = \"?\"").unwrap_err().to_string();
+        let list = err.split("expected one of").nth(1).expect("serde lists the variants");
+        list.split(',').map(|n| n.trim().trim_matches('`').to_string()).filter(|n| !n.is_empty()).collect()
+    }
+
+    #[test]
+    fn keymap_asset_covers_every_action_once() {
+        let names = all_action_names();
+        assert!(names.len() > 30 && names.contains(&"none".to_string()), "{names:?}");
+        let bindings = default_bindings();
+        for name in names.iter().filter(|n| *n != "none") {
+            let action: Action =
+                toml::from_str::<HashMap<String, Action>>(&format!("k = \"{name}\"")).expect("an action name")["k"];
+            let found: Vec<&Binding> = bindings.iter().filter(|b| b.action == action).collect();
+            assert_eq!(found.len(), 1, "{name} needs exactly one [[binding]] in assets/keymap.toml");
+            assert!(!found[0].keys.is_empty(), "{name} has no default key");
+            assert!(!found[0].description.trim().is_empty(), "{name} has no description");
+            assert_eq!(action.describe(), found[0].description);
+        }
+        assert!(bindings.iter().all(|b| b.action != Action::None), "'none' is for user keymaps only");
+        // Each default key is bound once: a repeat would silently shadow an action.
+        let mut keys: Vec<Key> = bindings.iter().flat_map(|b| &b.keys).map(|k| Key::parse(k).unwrap()).collect();
+        let count = keys.len();
+        keys.sort_by_key(|k| k.label());
+        keys.dedup();
+        assert_eq!(keys.len(), count, "a key is bound twice in assets/keymap.toml");
+        assert_eq!(Keymap::default().keys_for(Action::SizeUp), ["+", "="]);
     }
 }

@@ -3,7 +3,7 @@
 
 use super::keymap::Action;
 use crate::config::{ChunkConfig, StrategyKind, Unit};
-use crate::strategy::recursive::PRESETS;
+use crate::strategy::recursive::preset_names;
 
 /// A small size step that feels right at this size.
 pub fn step(size: usize) -> usize {
@@ -70,7 +70,7 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
             format!("tokenizer {}", c.tokenizer)
         }
         Action::CyclePreset => {
-            c.recursive.preset = next(&PRESETS, c.recursive.preset.as_str()).to_string();
+            c.recursive.preset = next(preset_names(), c.recursive.preset.as_str()).to_string();
             c.recursive.separators = None;
             format!("separators preset {}", c.recursive.preset)
         }

@@ -29,6 +29,19 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
+mod data;
+// Each test crate uses some of these, none uses all.
+#[allow(unused_imports)]
+pub use data::{corpus_dir, corpus_file, test_model_dir, CORPUS_VAR, TEST_MODEL_VAR};
+
+// Only for test crates: it needs tempfile, a dev-dependency the fuzz crate
+// (which includes this file by path) does not have.
+#[cfg(test)]
+mod temp_dir;
+#[cfg(test)]
+#[allow(unused_imports)]
+pub use temp_dir::Dir;
+
 /// Every strategy that needs no embedding model, read from the strategy
 /// table (so a new strategy is checked as soon as it has a row).
 pub fn non_model() -> Vec<StrategyKind> {
@@ -518,17 +531,6 @@ pub fn text_cover(text: &str, chunks: &[Chunk]) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 // Input files.
 
-/// `../shared/corpus`, or a panic naming the path: never skip silently.
-pub fn corpus_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    assert!(
-        dir.join("MANIFEST.tsv").is_file(),
-        "the test corpus is missing: expected {} (with MANIFEST.tsv); see the project README for where it comes from",
-        dir.display()
-    );
-    dir
-}
-
 /// One row of MANIFEST.tsv.
 pub struct CorpusFile {
     pub name: String,
@@ -540,7 +542,9 @@ pub struct CorpusFile {
 /// The corpus documents (*.md, *.txt) listed in MANIFEST.tsv.
 pub fn corpus_files() -> Vec<CorpusFile> {
     let dir = corpus_dir();
-    let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("read MANIFEST.tsv");
+    let manifest = corpus_file("MANIFEST.tsv");
+    let manifest = std::fs::read_to_string(&manifest)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e} (set {CORPUS_VAR})", manifest.display()));
     let mut out = Vec::new();
     for line in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
         let cols: Vec<&str> = line.split('\t').collect();
@@ -561,7 +565,7 @@ pub fn corpus_files() -> Vec<CorpusFile> {
 
 /// Read a corpus file, failing with its path when it is missing.
 pub fn read_corpus(name: &str) -> String {
-    let path = corpus_dir().join(name);
+    let path = corpus_file(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read corpus file {}: {e}", path.display()))
 }
 

@@ -1,6 +1,6 @@
 //! The help screen and the one-line prompts (search, export path, overwrite).
 
-use crate::tui::keymap::Action;
+use crate::tui::keymap::default_bindings;
 use crate::tui::model::{Mode, Model};
 use crate::tui::msg::ExportKind;
 use crate::tui::theme::Theme;
@@ -9,46 +9,14 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
-const HELP_ORDER: [Action; 34] = [
-    Action::Quit,
-    Action::Help,
-    Action::ScrollUp,
-    Action::ScrollDown,
-    Action::PageUp,
-    Action::PageDown,
-    Action::Top,
-    Action::Bottom,
-    Action::NextChunk,
-    Action::PrevChunk,
-    Action::Search,
-    Action::SizeUp,
-    Action::SizeDown,
-    Action::SizeUpBig,
-    Action::SizeDownBig,
-    Action::OverlapUp,
-    Action::OverlapDown,
-    Action::OverlapUpBig,
-    Action::OverlapDownBig,
-    Action::CycleStrategy,
-    Action::CycleStrategyAll,
-    Action::CycleUnit,
-    Action::CycleTokenizer,
-    Action::CyclePreset,
-    Action::CycleOption,
-    Action::CycleMaxSentences,
-    Action::ThresholdUp,
-    Action::ThresholdDown,
-    Action::CycleThresholdType,
-    Action::ExportConfig,
-    Action::ExportChunks,
-    Action::ToggleCompare,
-    Action::SwitchPane,
-    Action::CopyToOtherPane,
-];
-
-/// (keys, what they do) for every bound action, in help order.
+/// (keys, what they do) for every bound action, in the order and with the
+/// words of `assets/keymap.toml`.
 fn entries(m: &Model) -> Vec<(String, &'static str)> {
-    HELP_ORDER.iter().map(|a| (m.keymap.keys_for(*a).join(" "), a.describe())).filter(|(k, _)| !k.is_empty()).collect()
+    default_bindings()
+        .iter()
+        .map(|b| (m.keymap.keys_for(b.action).join(" "), b.description.as_str()))
+        .filter(|(k, _)| !k.is_empty())
+        .collect()
 }
 
 /// The help box: one column when it fits, two side by side when the screen
