@@ -41,3 +41,20 @@ export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR
 
 [ "${1:-}" = "--" ] && shift
 cargo test --locked --all-features "$@"
+
+# The builds without the model layer (only for a whole run): the core alone
+# must not pull in ONNX Runtime, hashing, cache paths or any terminal crate,
+# and the workbench without ONNX support must still run, saying what to do
+# for a model strategy (tests/no_model.rs).
+if [ $# -eq 0 ]; then
+  echo "test.sh: the core alone (--no-default-features) and the workbench without embed (--features tui)" >&2
+  core_deps="$(cargo tree --locked --no-default-features -e normal --prefix none | cut -d' ' -f1 | sort -u)"
+  for heavy in ort sha2 dirs ratatui crossterm clap notify syntect indicatif; do
+    if echo "$core_deps" | grep -qx "$heavy"; then
+      echo "test.sh: the core (default-features = false) depends on $heavy" >&2
+      exit 1
+    fi
+  done
+  cargo build --locked --lib --no-default-features
+  cargo test --locked --no-default-features --features tui --test no_model
+fi

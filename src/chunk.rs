@@ -24,9 +24,6 @@ pub struct ChunkMeta {
     /// `add_start_index` would place it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// Index of the parent chunk (hierarchical strategies).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<usize>,
     /// Free-form key/value metadata (LangChain header metadata, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<(String, String)>,
