@@ -40,6 +40,17 @@ eval "$(bash scripts/setup-models.sh | grep '^export ')"
 export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR
 
 [ "${1:-}" = "--" ] && shift
+if [ $# -eq 0 ]; then
+  # The style the repository holds itself to (rustfmt.toml, [lints] in Cargo.toml).
+  # Both come with rustup's default profile; a toolchain without them says so.
+  if cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; then
+    echo "test.sh: cargo fmt --check and clippy (warnings are errors)" >&2
+    cargo fmt --all --check
+    cargo clippy --locked --all-features --all-targets -- -D warnings
+  else
+    echo "test.sh: WARNING: rustfmt or clippy is missing (rustup component add rustfmt clippy): style checks NOT run" >&2
+  fi
+fi
 cargo test --locked --all-features "$@"
 
 # The builds without the model layer (only for a whole run): the core alone

@@ -174,7 +174,7 @@ fn presets_and_custom_separators() {
         let (_, window) = windows(t, 20_000, 3)[1].clone();
         for unit in [Unit::Chars, Unit::Tokens] {
             let checker = Checker::new(window, unit);
-            for preset in chunktui::strategy::recursive::PRESETS {
+            for &preset in chunktui::strategy::recursive::preset_names() {
                 for kind in [StrategyKind::Recursive, StrategyKind::Markdown] {
                     let mut cfg = config(kind, unit, settings(unit)[1].0, settings(unit)[1].1);
                     cfg.recursive.preset = preset.into();

@@ -127,7 +127,7 @@ struct Extra {
 }
 
 fn extra() -> impl Strategy<Value = Extra> {
-    (proptest::sample::select(chunktui::strategy::recursive::PRESETS.to_vec()), 0usize..4, 0usize..3)
+    (proptest::sample::select(chunktui::strategy::recursive::preset_names().to_vec()), 0usize..4, 0usize..3)
         // A sentence overlap must stay below a sentence limit (validate refuses it otherwise).
         .prop_map(|(preset, max_sentences, overlap_sentences)| Extra {
             preset,

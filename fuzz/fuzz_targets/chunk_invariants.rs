@@ -32,7 +32,7 @@ pub fn check(data: &[u8]) {
     // Half the inputs get a tiny size (1..=4), the rest 1..=64.
     let size = if raw & 1 == 0 { 1 + (raw >> 1) % 4 } else { 1 + (raw >> 1) % 64 };
     let overlap = data[4] as usize % size;
-    let presets = chunktui::strategy::recursive::PRESETS;
+    let presets = chunktui::strategy::recursive::preset_names();
     let preset = presets[data[5] as usize % presets.len()];
     let text = String::from_utf8_lossy(&data[6..]);
     // Keep token runs quick: BPE over long random text is the slow part.

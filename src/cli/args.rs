@@ -370,18 +370,15 @@ impl ChunkFlags {
             c.semantic.max_tokens = Some(n);
         }
         if let Some(t) = &self.threshold_type {
-            c.semantic.threshold_type = match t.as_str() {
-                "percentile" => ThresholdType::Percentile,
-                "standard_deviation" | "std" => ThresholdType::StandardDeviation,
-                "interquartile" | "iqr" => ThresholdType::Interquartile,
-                "gradient" => ThresholdType::Gradient,
-                "absolute" => ThresholdType::Absolute,
-                other => {
-                    return Err(Error::config(format!(
-                        "--threshold-type '{other}': use percentile, standard_deviation, interquartile, gradient or absolute"
-                    )))
-                }
+            let name = match t.as_str() {
+                "std" => "standard_deviation",
+                "iqr" => "interquartile",
+                other => other,
             };
+            c.semantic.threshold_type = ThresholdType::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| {
+                let names: Vec<_> = ThresholdType::ALL.iter().map(|k| k.name()).collect();
+                Error::config(format!("--threshold-type '{t}': use {}", names.join(", ")))
+            })?;
         }
         if let Some(x) = self.threshold {
             c.semantic.threshold = Some(x);

@@ -24,7 +24,7 @@ struct Whole;
 impl Strategy for Whole {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
         // Nothing at all for blank text.
-        let whole = if text.trim().is_empty() { Vec::new() } else { vec![0..text.len()] };
+        let whole = if text.trim().is_empty() { Vec::new() } else { std::iter::once(0..text.len()).collect() };
         Ok(ranges_to_chunks(whole, &cx.sizer.index(text)?))
     }
 }

@@ -92,29 +92,6 @@ pub fn preset_names() -> &'static [&'static str] {
     NAMES.get_or_init(|| presets().iter().map(|p| p.name.as_str()).collect())
 }
 
-/// [`preset_names`] as a value that iterates and derefs like the constant
-/// array it replaces, so existing callers (`for p in PRESETS`,
-/// `PRESETS.to_vec()`) keep working.
-pub const PRESETS: PresetNames = PresetNames;
-
-#[derive(Clone, Copy, Debug)]
-pub struct PresetNames;
-
-impl std::ops::Deref for PresetNames {
-    type Target = [&'static str];
-    fn deref(&self) -> &Self::Target {
-        preset_names()
-    }
-}
-
-impl IntoIterator for PresetNames {
-    type Item = &'static str;
-    type IntoIter = std::iter::Copied<std::slice::Iter<'static, &'static str>>;
-    fn into_iter(self) -> Self::IntoIter {
-        preset_names().iter().copied()
-    }
-}
-
 impl Separators {
     pub fn from_options(opts: &RecursiveOptions, strategy: StrategyKind) -> Result<Self> {
         // (Count and length of a custom list are checked in `Chunker::new`.)

@@ -194,7 +194,8 @@ impl<'t> Checker<'t> {
             StrategyKind::Recursive | StrategyKind::Markdown => self.check_overlap_units(cfg, chunks),
             StrategyKind::Sentence => self.check_sentence_overlap(cfg, chunks),
             StrategyKind::Document => {
-                let expected: Vec<Range<usize>> = if text.trim().is_empty() { vec![] } else { vec![0..text.len()] };
+                let expected: Vec<Range<usize>> =
+                    std::iter::once(0..text.len()).filter(|_| !text.trim().is_empty()).collect();
                 let got: Vec<_> = chunks.iter().map(|c| c.range.clone()).collect();
                 if got != expected {
                     return Err(format!("document: expected {expected:?}, got {got:?}"));

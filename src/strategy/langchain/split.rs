@@ -48,6 +48,9 @@ pub struct Sep {
     matcher: Matcher,
 }
 
+/// Called with each match's span and its capture groups' spans.
+type OnMatch<'a> = dyn FnMut((usize, usize), &[Range<usize>]) -> Result<()> + 'a;
+
 impl Sep {
     /// `regex_count` is how many regex separators this run compiles: they
     /// share one compiled-size allowance (see [`crate::strategy::REGEX_SIZE_TOTAL`]). A regex
@@ -76,7 +79,7 @@ impl Sep {
     /// Python `re.split` match positions in `s` (relative), in order, each
     /// with the spans of the capture groups that matched (for a pattern with
     /// groups).
-    fn for_each_match(&self, s: &str, f: &mut dyn FnMut((usize, usize), &[Range<usize>]) -> Result<()>) -> Result<()> {
+    fn for_each_match(&self, s: &str, f: &mut OnMatch<'_>) -> Result<()> {
         match &self.matcher {
             Matcher::Empty => {}
             Matcher::Literal(finder) => {
