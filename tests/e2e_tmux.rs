@@ -37,13 +37,18 @@ impl Tmux {
         }
     }
     /// Poll the screen until `ok` holds; panic with the last screen after 30 s.
+    /// The screen once `ok` holds for it and a second capture 50 ms later
+    /// is the same: a capture can land in the middle of a frame being
+    /// written (the header of the new frame above the panels of the old).
     fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
+        let mut last: Option<String> = None;
         loop {
             let s = self.screen();
-            if ok(&s) {
+            if ok(&s) && last.as_deref() == Some(s.as_str()) {
                 return s;
             }
+            last = Some(s.clone());
             if start.elapsed() > Duration::from_secs(30) {
                 panic!("timed out waiting for {what}; screen:\n{s}");
             }
