@@ -23,6 +23,7 @@ pub mod config;
 pub mod document;
 pub mod embedding;
 pub mod error;
+pub mod eval;
 pub mod export;
 pub mod input;
 pub mod segment;
