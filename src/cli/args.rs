@@ -70,6 +70,9 @@ pub enum Command {
     Chunk(ChunkCmd),
     /// Summarise the chunks: count, size percentiles, overlap, chunks over the limit.
     Stats(StatsCmd),
+    /// Score retrieval on your questions: recall, precision, IoU, hit rate, MRR for these chunks.
+    #[command(after_help = EVAL_HELP)]
+    Eval(EvalCmd),
     /// Work with config files.
     #[command(subcommand)]
     Config(ConfigCmd),
@@ -105,6 +108,49 @@ pub struct StatsCmd {
     #[command(flatten)]
     pub flags: ChunkFlags,
     /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const EVAL_HELP: &str = "\
+Questions (--queries), one JSON object per line:
+  {\"question\": \"How do I ...?\", \"corpus_id\": \"guide\",
+   \"references\": [{\"start_index\": 120, \"end_index\": 388}]}
+Offsets count Unicode code points (Python string indices) into the document;
+an optional \"content\" per reference must equal the text there. corpus_id
+names <corpus_id>.md or .txt when FILE is a folder (all documents go into one
+index). A .csv file is read in Chroma's chunking-evaluation layout
+(question,references,corpus_id).
+
+Metrics, on characters, as Chroma's chunking evaluation defines them: recall
+(answer characters retrieved / all answer characters), precision (answer
+characters / retrieved characters), IoU, precision_omega (the best precision
+these chunks allow), hit_rate (a retrieved chunk holds answer text) and mrr.
+
+Examples:
+  chunktui eval samples/guide.md --queries samples/questions.jsonl --corpus-id guide --retriever bm25
+  chunktui eval samples --queries samples/questions.jsonl --size 300 --overlap 0
+  chunktui eval docs/ --queries q.jsonl --config chunktui.toml --retriever hybrid --k 3 --json";
+
+#[derive(Args, Debug)]
+pub struct EvalCmd {
+    /// A document, or a folder holding the documents the questions name.
+    pub path: PathBuf,
+    /// The questions and where their answers are (JSONL, or Chroma's CSV).
+    #[arg(long, short = 'q', value_name = "FILE")]
+    pub queries: PathBuf,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+    /// Chunks retrieved per question.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--k", 0))]
+    pub k: usize,
+    /// dense (the embedding model: --model, or the default one), bm25 (no model) or hybrid (both, rank-fused).
+    #[arg(long, value_name = "KIND", default_value = "dense")]
+    pub retriever: String,
+    /// Only the questions about this document.
+    #[arg(long, value_name = "ID")]
+    pub corpus_id: Option<String>,
+    /// One JSON object: each metric as {mean, std}, plus per_question.
     #[arg(long)]
     pub json: bool,
 }

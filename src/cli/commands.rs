@@ -17,6 +17,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Chunk(cmd)) => chunk(cmd),
         Some(Command::Stats(cmd)) => stats(cmd),
+        Some(Command::Eval(cmd)) => super::eval::run(cmd),
         Some(Command::Config(ConfigCmd::Check { file })) => {
             let config = ChunkConfig::load(&file)?;
             let line = format!(
@@ -130,7 +131,7 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
 /// The settings for `file`: flags over the config file, defaults that depend
 /// on the file, and (for a model strategy at a terminal) the offer to install
 /// the model. What every command that chunks a file starts from.
-fn settings_for(flags: &super::ChunkFlags, file: &Path) -> Result<ChunkConfig> {
+pub(crate) fn settings_for(flags: &super::ChunkFlags, file: &Path) -> Result<ChunkConfig> {
     if let Some(mb) = flags.max_input_mb {
         crate::input::set_document_limit_mb(mb)?;
     }

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod commands;
+mod eval;
 #[cfg(feature = "embed")]
 pub mod setup;
 

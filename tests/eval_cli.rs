@@ -1,0 +1,160 @@
+//! `chunktui eval` through the binary: our question sets over the bundled
+//! samples and the shared corpus, BM25 and the real embedding model, and
+//! bad question files.
+
+mod common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_chunktui");
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn eval(args: &[&str]) -> Output {
+    Command::new(BIN).arg("eval").args(args).current_dir(root()).output().expect("run chunktui eval")
+}
+
+fn eval_json(args: &[&str]) -> Value {
+    let out = eval(&[args, &["--json"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+fn mean(v: &Value, metric: &str) -> f64 {
+    v[metric]["mean"].as_f64().unwrap_or_else(|| panic!("{metric} in {v}"))
+}
+
+const METRICS: [&str; 6] = ["recall", "precision", "iou", "precision_omega", "hit_rate", "mrr"];
+
+#[test]
+fn bm25_on_the_samples_scores_every_question_and_smaller_chunks_are_more_precise() {
+    let big = eval_json(&["samples", "--queries", "samples/questions.jsonl", "--retriever", "bm25"]);
+    let small = eval_json(&[
+        "samples",
+        "--queries",
+        "samples/questions.jsonl",
+        "--retriever",
+        "bm25",
+        "--size",
+        "200",
+        "--overlap",
+        "0",
+    ]);
+    for v in [&big, &small] {
+        assert_eq!(v["per_question"].as_array().unwrap().len(), 15);
+        for m in METRICS {
+            let (mean, std) = (v[m]["mean"].as_f64().unwrap(), v[m]["std"].as_f64().unwrap());
+            assert!((0.0..=1.0).contains(&mean) && (0.0..=1.0).contains(&std), "{m}: {mean} {std}");
+        }
+        assert_eq!(v["retriever"], "bm25");
+        assert!(mean(v, "hit_rate") >= 0.8, "BM25 finds most answers in these small documents: {v}");
+    }
+    assert!(small["chunks"].as_u64() > big["chunks"].as_u64());
+    // Five 200-char chunks hold less around the answer than five 1000-char ones.
+    assert!(mean(&small, "precision") > mean(&big, "precision"), "{} vs {}", small["precision"], big["precision"]);
+    assert!(mean(&small, "precision_omega") > mean(&big, "precision_omega"));
+    // Fewer chunks retrieved: recall cannot rise.
+    let one = eval_json(&["samples", "--queries", "samples/questions.jsonl", "--retriever", "bm25", "--k", "1"]);
+    assert!(mean(&one, "recall") <= mean(&big, "recall"));
+    assert!(one["per_question"].as_array().unwrap().iter().all(|q| q["retrieved"].as_array().unwrap().len() <= 1));
+}
+
+#[test]
+fn the_human_table_names_every_metric() {
+    let out = eval(&["samples", "--queries", "samples/questions.jsonl", "--retriever", "bm25"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("15 questions · 5 documents · "), "{text}");
+    for m in METRICS {
+        assert!(text.lines().any(|l| l.starts_with(m)), "{m} missing:\n{text}");
+    }
+}
+
+#[test]
+fn our_corpus_question_set_resolves_and_bm25_finds_most_answers() {
+    let corpus = common::corpus_dir();
+    let queries = root().join("tests/fixtures/questions/corpus.jsonl");
+    let v = eval_json(&[corpus.to_str().unwrap(), "--queries", queries.to_str().unwrap(), "--retriever", "bm25"]);
+    let n = v["per_question"].as_array().unwrap().len();
+    assert!(n >= 60, "{n} questions");
+    assert!(mean(&v, "hit_rate") > 0.7, "{}", v["hit_rate"]);
+    // One document at a time, by corpus_id.
+    let zh = eval_json(&[
+        corpus.to_str().unwrap(),
+        "--queries",
+        queries.to_str().unwrap(),
+        "--retriever",
+        "bm25",
+        "--corpus-id",
+        "zh_rust_book",
+    ]);
+    let zh_n = zh["per_question"].as_array().unwrap().len();
+    assert!(zh_n >= 20 && zh_n < n, "{zh_n} Chinese questions");
+    assert!(mean(&zh, "hit_rate") > 0.6, "BM25 over CJK bigrams: {}", zh["hit_rate"]);
+}
+
+#[test]
+fn the_real_model_retrieves_the_answers_in_english_and_chinese() {
+    let model = common::test_model_dir();
+    let v = eval_json(&[
+        "samples",
+        "--queries",
+        "samples/questions.jsonl",
+        "--model",
+        model.to_str().unwrap(),
+        "--size",
+        "300",
+        "--overlap",
+        "0",
+        "--retriever",
+        "dense",
+    ]);
+    assert!(v["model"].as_str().unwrap().contains("me5-small"), "{}", v["model"]);
+    assert!(mean(&v, "recall") >= 0.8 && mean(&v, "hit_rate") >= 0.8, "{v}");
+    let hybrid = eval_json(&[
+        "samples",
+        "--queries",
+        "samples/questions.jsonl",
+        "--model",
+        model.to_str().unwrap(),
+        "--size",
+        "300",
+        "--overlap",
+        "0",
+        "--retriever",
+        "hybrid",
+    ]);
+    assert!(mean(&hybrid, "hit_rate") >= 0.8, "{hybrid}");
+}
+
+fn failure(queries: &str, path: &str, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let q: PathBuf = dir.path().join("q.jsonl");
+    std::fs::write(&q, queries).unwrap();
+    let retriever: &[&str] = if extra.contains(&"--retriever") { &[] } else { &["--retriever", "bm25"] };
+    let out = eval(&[&[path, "--queries", q.to_str().unwrap()], retriever, extra].concat());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+#[test]
+fn bad_question_files_and_settings_exit_2_with_one_line() {
+    let row = r#"{"question": "q", "corpus_id": "guide", "references": [{"start_index": 0, "end_index": 9999999}]}"#;
+    assert!(failure(row, "samples", &[]).contains("q.jsonl line 1: references[0] ends at 9999999"));
+    let row = r#"{"question": "q", "corpus_id": "missing", "references": [{"start_index": 0, "end_index": 4}]}"#;
+    assert!(failure(row, "samples", &[]).contains("corpus_id 'missing': no missing.md or missing.txt"));
+    let row = r#"{"question": "q", "corpus_id": "guide", "references": [{"start_index": 0, "end_index": 4, "content": "nope"}]}"#;
+    assert!(failure(row, "samples", &[]).contains("content differs from guide at 0..4"));
+    assert!(failure("{not json", "samples", &[]).contains("q.jsonl line 1, column 2"));
+    let row = r#"{"question": "q", "corpus_id": "guide", "references": [{"start_index": 0, "end_index": 4}]}"#;
+    assert!(failure(row, "samples", &["--k", "0"]).contains("--k"));
+    assert!(failure(row, "samples", &["--retriever", "tfidf"]).contains("unknown retriever 'tfidf'"));
+    assert!(failure(row, "samples/notes.txt", &[]).contains("name corpus_id 'guide' but the document is 'notes'"));
+}
