@@ -13,77 +13,117 @@ use crate::eval::{evaluate, Chunked, Evaluation, Pool};
 use crate::{Chunk, ChunkConfig, Chunker};
 use std::path::{Path, PathBuf};
 
-/// One document with its chunks and the settings that cut them.
-struct Doc {
-    id: String,
-    text: String,
-    chunks: Vec<Chunk>,
-    config: ChunkConfig,
+pub fn run(cmd: EvalCmd) -> Result<()> {
+    let kind = RetrieverKind::parse(&cmd.retriever)?;
+    check_k(cmd.k)?;
+    let questions = questions(&cmd.queries, cmd.corpus_id.as_deref())?;
+    let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
+    let resolved = questions.resolve(&corpus.named())?;
+    // Each document with the settings `chunk` would use for it.
+    let configs = corpus.paths.iter().map(|p| settings_for(&cmd.flags, p)).collect::<Result<Vec<_>>>()?;
+    let run = run_one(&corpus, &resolved, &configs, kind, cmd.k, None)?;
+    let out = if cmd.json { json(&run, kind, cmd.k) } else { table(&run, kind, cmd.k, &configs[0], corpus.ids.len()) };
+    emit(out.as_bytes(), None)
 }
 
-pub fn run(cmd: EvalCmd) -> Result<()> {
-    let retriever_kind = RetrieverKind::parse(&cmd.retriever)?;
-    if cmd.k == 0 {
+pub(super) fn check_k(k: usize) -> Result<()> {
+    if k == 0 {
         return Err(Error::config("--k 0 retrieves nothing: use at least 1 (5 is usual)"));
     }
-    let mut questions = QuestionSet::load(&cmd.queries)?;
-    if let Some(id) = &cmd.corpus_id {
-        questions = questions.only(id)?;
+    Ok(())
+}
+
+/// The question set, narrowed to one document if asked.
+pub(super) fn questions(path: &Path, corpus_id: Option<&str>) -> Result<QuestionSet> {
+    let questions = QuestionSet::load(path)?;
+    match corpus_id {
+        Some(id) => questions.only(id),
+        None => Ok(questions),
     }
-    let docs = load_docs(&cmd, &questions)?;
-    let named: Vec<(String, &str)> = docs.iter().map(|d| (d.id.clone(), d.text.as_str())).collect();
-    let resolved = questions.resolve(&named)?;
-    let chunked: Vec<Chunked<'_>> = docs.iter().map(|d| Chunked { text: &d.text, chunks: &d.chunks }).collect();
+}
+
+/// The documents the questions are about, read once.
+pub(super) struct Corpus {
+    pub ids: Vec<String>,
+    pub paths: Vec<PathBuf>,
+    pub texts: Vec<String>,
+}
+
+impl Corpus {
+    /// The document itself, or for a folder each `<corpus_id>.md` / `.txt`
+    /// the questions name.
+    pub fn load(path: &Path, questions: &QuestionSet, flags: &super::ChunkFlags) -> Result<Self> {
+        if let Some(mb) = flags.max_input_mb {
+            crate::input::set_document_limit_mb(mb)?;
+        }
+        let named: Vec<(String, PathBuf)> = if path.is_dir() {
+            let ids = questions.corpus_ids();
+            if ids.is_empty() {
+                return Err(Error::input(format!(
+                    "{} is a folder, but no question names a corpus_id: give each question the document's name \
+                     (\"corpus_id\": \"guide\" for guide.md)",
+                    path.display()
+                )));
+            }
+            ids.iter().map(|id| Ok((id.to_string(), document_in(path, id)?))).collect::<Result<_>>()?
+        } else {
+            let stem = path.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            // A single file answers questions without a corpus_id, and those naming it.
+            if let Some(other) = questions.corpus_ids().into_iter().find(|id| *id != stem) {
+                return Err(Error::input(format!(
+                    "the questions name corpus_id '{other}' but the document is '{stem}': pass the folder that \
+                     holds {other}.md, or --corpus-id {stem}"
+                )));
+            }
+            vec![(stem, path.to_path_buf())]
+        };
+        let mut corpus = Corpus { ids: Vec::new(), paths: Vec::new(), texts: Vec::new() };
+        for (id, p) in named {
+            corpus.texts.push(load_input(&p, flags.lossy)?.text);
+            corpus.ids.push(id);
+            corpus.paths.push(p);
+        }
+        Ok(corpus)
+    }
+
+    pub fn named(&self) -> Vec<(String, &str)> {
+        self.ids.iter().cloned().zip(self.texts.iter().map(String::as_str)).collect()
+    }
+}
+
+/// One evaluation: the scores, what the chunks cost, the model used.
+pub(super) struct Run {
+    pub evaluation: Evaluation,
+    pub chunks: usize,
+    /// Characters in all chunks (overlap counted each time): what embedding them costs.
+    pub chunk_chars: usize,
+    pub model: Option<String>,
+}
+
+/// Cut every document (`configs[i]` for document i), index the chunks, ask
+/// every question. `progress` shows the embedding of the chunks.
+pub(super) fn run_one(
+    corpus: &Corpus,
+    questions: &[crate::eval::queries::Resolved],
+    configs: &[ChunkConfig],
+    kind: RetrieverKind,
+    k: usize,
+    progress: Option<&dyn Fn(usize, usize)>,
+) -> Result<Run> {
+    let mut chunks: Vec<Vec<Chunk>> = Vec::with_capacity(configs.len());
+    for (text, config) in corpus.texts.iter().zip(configs) {
+        chunks.push(Chunker::new(config)?.chunk(text)?);
+    }
+    let chunked: Vec<Chunked<'_>> =
+        corpus.texts.iter().zip(&chunks).map(|(text, chunks)| Chunked { text, chunks }).collect();
     let pool = Pool::new(&chunked);
     if pool.texts.is_empty() {
         return Err(Error::input("the documents gave no chunks (are they blank?): nothing to retrieve"));
     }
-    let config = &docs[0].config;
-    let (retriever, model) = build_retriever(retriever_kind, config, &pool)?;
-    let evaluation = evaluate(&pool, &resolved, retriever.as_ref(), cmd.k)?;
-    let out = if cmd.json {
-        json(&cmd, retriever_kind, model.as_deref(), &pool, &evaluation)
-    } else {
-        table(&cmd, retriever_kind, model.as_deref(), &docs, &pool, &evaluation)
-    };
-    emit(out.as_bytes(), None)
-}
-
-/// The document itself, or for a folder each `<corpus_id>.md` / `.txt` the
-/// questions name; each cut with the settings `chunk` would use for it.
-fn load_docs(cmd: &EvalCmd, questions: &QuestionSet) -> Result<Vec<Doc>> {
-    let paths: Vec<(String, PathBuf)> = if cmd.path.is_dir() {
-        let ids = questions.corpus_ids();
-        if ids.is_empty() {
-            return Err(Error::input(format!(
-                "{} is a folder, but no question names a corpus_id: give each question the document's name \
-                 (\"corpus_id\": \"guide\" for guide.md)",
-                cmd.path.display()
-            )));
-        }
-        ids.iter().map(|id| Ok((id.to_string(), document_in(&cmd.path, id)?))).collect::<Result<_>>()?
-    } else {
-        let stem = cmd.path.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-        vec![(stem, cmd.path.clone())]
-    };
-    let mut docs = Vec::with_capacity(paths.len());
-    for (id, path) in paths {
-        let config = settings_for(&cmd.flags, &path)?;
-        let doc = load_input(&path, cmd.flags.lossy)?;
-        let chunks = Chunker::new(&config)?.chunk(&doc.text)?;
-        docs.push(Doc { id, text: doc.text, chunks, config });
-    }
-    // A single file answers questions without a corpus_id, and those naming it.
-    if docs.len() == 1 && !cmd.path.is_dir() {
-        let only = &docs[0].id;
-        if let Some(other) = questions.corpus_ids().into_iter().find(|id| id != only) {
-            return Err(Error::input(format!(
-                "the questions name corpus_id '{other}' but the document is '{only}': pass the folder that holds \
-                 {other}.md, or --corpus-id {only}"
-            )));
-        }
-    }
-    Ok(docs)
+    let (retriever, model) = build_retriever(kind, &configs[0], &pool, progress)?;
+    let evaluation = evaluate(&pool, questions, retriever.as_ref(), k)?;
+    let chunk_chars = pool.located.iter().map(|c| c.span.end - c.span.start).sum();
+    Ok(Run { evaluation, chunks: pool.texts.len(), chunk_chars, model })
 }
 
 fn document_in(dir: &Path, id: &str) -> Result<PathBuf> {
@@ -100,6 +140,7 @@ fn build_retriever(
     kind: RetrieverKind,
     config: &ChunkConfig,
     pool: &Pool<'_>,
+    progress: Option<&dyn Fn(usize, usize)>,
 ) -> Result<(Box<dyn Retriever>, Option<String>)> {
     if kind == RetrieverKind::Bm25 {
         return Ok((Box::new(Lexical::new(&pool.texts)), None));
@@ -108,10 +149,16 @@ fn build_retriever(
     let model =
         Chunker::new(config)?.model().map_err(|e| Error::Model(format!("{e} (--retriever bm25 needs no model)")))?;
     let name = model.model_id().to_string();
-    let bar = progress_bar(pool.texts.len());
-    let progress = |done: usize, _total: usize| bar.set_position(done as u64);
-    let dense = Dense::new(model, &pool.texts, Control::new(&progress, None))?;
-    bar.finish_and_clear();
+    let dense = match progress {
+        Some(p) => Dense::new(model, &pool.texts, Control::new(p, None))?,
+        None => {
+            let bar = progress_bar(pool.texts.len());
+            let p = |done: usize, _: usize| bar.set_position(done as u64);
+            let dense = Dense::new(model, &pool.texts, Control::new(&p, None))?;
+            bar.finish_and_clear();
+            dense
+        }
+    };
     let retriever: Box<dyn Retriever> = match kind {
         RetrieverKind::Dense => Box::new(dense),
         _ => Box::new(Hybrid::new(vec![Box::new(dense), Box::new(Lexical::new(&pool.texts))], pool.texts.len())),
@@ -132,9 +179,9 @@ fn progress_bar(len: usize) -> indicatif::ProgressBar {
     bar
 }
 
-const METRICS: [&str; 6] = ["recall", "precision", "iou", "precision_omega", "hit_rate", "mrr"];
+pub(super) const METRICS: [&str; 6] = ["recall", "precision", "iou", "precision_omega", "hit_rate", "mrr"];
 
-fn metric(e: &Evaluation, name: &str) -> Summary {
+pub(super) fn metric(e: &Evaluation, name: &str) -> Summary {
     let r = &e.report;
     match name {
         "recall" => r.recall,
@@ -146,39 +193,37 @@ fn metric(e: &Evaluation, name: &str) -> Summary {
     }
 }
 
-fn json(cmd: &EvalCmd, kind: RetrieverKind, model: Option<&str>, pool: &Pool<'_>, e: &Evaluation) -> String {
-    let mut value = serde_json::to_value(e).expect("an evaluation serialises");
+/// The evaluation as one JSON object: each metric `{mean, std}`,
+/// `per_question`, and what was run.
+pub(super) fn json_value(run: &Run, kind: RetrieverKind, k: usize) -> serde_json::Value {
+    let mut value = serde_json::to_value(&run.evaluation).expect("an evaluation serialises");
     if let Some(obj) = value.as_object_mut() {
         obj.insert("retriever".into(), kind.name().into());
-        obj.insert("model".into(), model.map_or(serde_json::Value::Null, Into::into));
-        obj.insert("k".into(), cmd.k.into());
-        obj.insert("chunks".into(), pool.texts.len().into());
-        obj.insert("questions".into(), e.per_question.len().into());
+        obj.insert("model".into(), run.model.as_deref().map_or(serde_json::Value::Null, Into::into));
+        obj.insert("k".into(), k.into());
+        obj.insert("chunks".into(), run.chunks.into());
+        obj.insert("chunk_chars".into(), run.chunk_chars.into());
+        obj.insert("questions".into(), run.evaluation.per_question.len().into());
     }
-    serde_json::to_string(&value).expect("JSON") + "\n"
+    value
 }
 
-fn table(
-    cmd: &EvalCmd,
-    kind: RetrieverKind,
-    model: Option<&str>,
-    docs: &[Doc],
-    pool: &Pool<'_>,
-    e: &Evaluation,
-) -> String {
-    let c = &docs[0].config;
-    let by = model.map_or(String::new(), |m| format!(" ({m})"));
+fn json(run: &Run, kind: RetrieverKind, k: usize) -> String {
+    serde_json::to_string(&json_value(run, kind, k)).expect("JSON") + "\n"
+}
+
+fn table(run: &Run, kind: RetrieverKind, k: usize, c: &ChunkConfig, docs: usize) -> String {
+    let e = &run.evaluation;
+    let by = run.model.as_deref().map_or(String::new(), |m| format!(" ({m})"));
     let mut out = format!(
-        "{} questions · {} document{} · {} chunks ({} {} {}, overlap {}) · {kind}{by} top {}\n\n",
+        "{} questions · {docs} document{} · {} chunks ({} {} {}, overlap {}) · {kind}{by} top {k}\n\n",
         e.per_question.len(),
-        docs.len(),
-        if docs.len() == 1 { "" } else { "s" },
-        pool.texts.len(),
+        if docs == 1 { "" } else { "s" },
+        run.chunks,
         c.strategy,
         c.size,
         c.unit,
         c.overlap,
-        cmd.k
     );
     out.push_str(&format!("{:<16} {:>6} {:>6}\n", "metric", "mean", "std"));
     for name in METRICS {
