@@ -158,3 +158,76 @@ fn bad_question_files_and_settings_exit_2_with_one_line() {
     assert!(failure(row, "samples", &["--retriever", "tfidf"]).contains("unknown retriever 'tfidf'"));
     assert!(failure(row, "samples/notes.txt", &[]).contains("name corpus_id 'guide' but the document is 'notes'"));
 }
+
+fn sweep(dir: &Path, args: &[&str]) -> Output {
+    let results = dir.join("results.jsonl");
+    let base = ["sweep", "samples", "--queries", "samples/questions.jsonl", "--results", results.to_str().unwrap()];
+    Command::new(BIN).args(base).args(args).current_dir(root()).output().expect("run chunktui sweep")
+}
+
+#[test]
+fn sweep_ranks_every_valid_combination_and_its_winner_reproduces_with_eval() {
+    let dir = tempfile::tempdir().unwrap();
+    let best = dir.path().join("best.toml");
+    let grid =
+        ["--retriever", "bm25", "--strategy", "recursive,sentence", "--size", "150,300,600", "--overlap", "0,40"];
+    let out =
+        sweep(dir.path(), &[&grid[..], &["--metric", "iou", "--best", best.to_str().unwrap(), "--json"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ranked: Vec<Value> = serde_json::from_slice(&out.stdout).expect("a JSON list");
+    // recursive: 3 sizes x 2 overlaps; sentence ignores --overlap: 3.
+    assert_eq!(ranked.len(), 9, "{ranked:?}");
+    let iou: Vec<f64> = ranked.iter().map(|r| mean(r, "iou")).collect();
+    assert!(iou.windows(2).all(|w| w[0] >= w[1]), "ranked by iou: {iou:?}");
+    assert!(ranked.iter().any(|r| r["pareto"] == true) && ranked[0]["pareto"] == true);
+    assert_eq!(ranked[0]["rank"], 1);
+    for m in METRICS {
+        assert!(ranked[0][m]["mean"].is_number() && ranked[0][m]["std"].is_number(), "{m}");
+    }
+    // Results stream to stderr as they finish, one line each.
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().filter(|l| l.contains(" iou ")).count(), 9);
+
+    // The winner, replayed by eval from the written config: the same row.
+    let again = eval_json(&[
+        "samples",
+        "--queries",
+        "samples/questions.jsonl",
+        "--config",
+        best.to_str().unwrap(),
+        "--retriever",
+        "bm25",
+    ]);
+    for m in METRICS {
+        assert_eq!(again[m], ranked[0][m], "{m}");
+    }
+    assert_eq!(again["chunks"], ranked[0]["chunks"]);
+
+    // A second run finds every combination in the results file and redoes none.
+    let rerun = sweep(dir.path(), &[&grid[..], &["--metric", "iou", "--json"]].concat());
+    assert!(rerun.status.success());
+    assert!(String::from_utf8_lossy(&rerun.stderr).contains("9 of 9 combinations already in"));
+    let lines = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap().lines().count();
+    assert_eq!(lines, 9, "nothing was run twice");
+    assert_eq!(serde_json::from_slice::<Vec<Value>>(&rerun.stdout).unwrap(), ranked);
+}
+
+#[test]
+fn sweep_skips_what_cannot_work_and_lists_belong_to_sweep_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(dir.path(), &["--retriever", "bm25", "--size", "100,300", "--overlap", "200"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("skipping size 100, overlap 200: overlap (200) must be smaller than size (100)"), "{err}");
+    let out = sweep(dir.path(), &["--retriever", "bm25", "--size", "100", "--overlap", "200,300"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no combination of the given settings is valid"));
+    let out = sweep(dir.path(), &["--retriever", "bm25", "--metric", "f1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = Command::new(BIN)
+        .args(["chunk", "samples/guide.md", "--size", "200,300"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lists of values to try are for `chunktui sweep`"));
+}

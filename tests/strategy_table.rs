@@ -3,6 +3,7 @@
 //! workbench's parameter panel and keys. A new row is covered here without
 //! touching this file.
 
+use chunktui::cli::args::Values;
 use chunktui::cli::ChunkFlags;
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
@@ -41,7 +42,8 @@ fn every_strategy_survives_a_config_round_trip() {
 #[test]
 fn every_strategy_parses_from_the_command_line() {
     for &kind in StrategyKind::ALL {
-        let flags = ChunkFlags { strategy: Some(kind.name().into()), size: Some(300), ..ChunkFlags::default() };
+        let flags =
+            ChunkFlags { strategy: Some(kind.name().into()), size: Some(Values::one(300)), ..ChunkFlags::default() };
         let c = flags.resolve().unwrap_or_else(|e| panic!("--strategy {kind}: {e}"));
         assert_eq!(c.strategy, kind);
         if let Some(unit) = kind.spec().forces_unit {

@@ -73,6 +73,9 @@ pub enum Command {
     /// Score retrieval on your questions: recall, precision, IoU, hit rate, MRR for these chunks.
     #[command(after_help = EVAL_HELP)]
     Eval(EvalCmd),
+    /// Try every combination of settings (comma lists) on your questions; rank them; write the best as a config.
+    #[command(after_help = SWEEP_HELP)]
+    Sweep(SweepCmd),
     /// Work with config files.
     #[command(subcommand)]
     Config(ConfigCmd),
@@ -155,6 +158,55 @@ pub struct EvalCmd {
     pub json: bool,
 }
 
+const SWEEP_HELP: &str = "\
+Give any of --strategy, --size, --overlap, --unit, --preset and --threshold a
+comma list (or put the lists in a TOML file for --grid: size = [200, 400]).
+Every combination that is valid runs through `chunktui eval` (same chunks,
+same retriever, same scores), two at a time on two cores. Each finished
+combination is appended to --results, so an interrupted sweep resumes where
+it stopped. The table ranks by --metric; * marks the Pareto front of that
+metric against the characters to embed. --best writes the winner as a config:
+`chunktui eval ... --config best.toml` reproduces its row.
+
+Example:
+  chunktui sweep samples --queries samples/questions.jsonl --retriever bm25,dense \\
+    --strategy recursive,sentence --size 200,400,800 --overlap 0,50 --metric iou --best best.toml";
+
+#[derive(Args, Debug)]
+pub struct SweepCmd {
+    /// A document, or a folder holding the documents the questions name.
+    pub path: PathBuf,
+    /// The questions and where their answers are (JSONL, or Chroma's CSV).
+    #[arg(long, short = 'q', value_name = "FILE")]
+    pub queries: PathBuf,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+    /// The grid as a TOML file (strategy, size, overlap, unit, preset, threshold, retriever lists).
+    #[arg(long, value_name = "FILE")]
+    pub grid: Option<PathBuf>,
+    /// Retrievers to try: dense, bm25, hybrid (comma list).
+    #[arg(long, value_name = "LIST")]
+    pub retriever: Option<String>,
+    /// Rank by recall, precision, iou, precision_omega, hit_rate or mrr.
+    #[arg(long, value_name = "NAME", default_value = "iou")]
+    pub metric: String,
+    /// Chunks retrieved per question.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--k", 0))]
+    pub k: usize,
+    /// Only the questions about this document.
+    #[arg(long, value_name = "ID")]
+    pub corpus_id: Option<String>,
+    /// Write the best settings here as a config file (TOML, or JSON by extension).
+    #[arg(long, value_name = "FILE")]
+    pub best: Option<PathBuf>,
+    /// Each finished combination is appended here; a rerun skips what is in it.
+    #[arg(long, value_name = "FILE", default_value = "chunktui-sweep.jsonl")]
+    pub results: PathBuf,
+    /// The ranked list as JSON: each entry the settings plus the metrics as in `eval --json`.
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum ConfigCmd {
     /// Validate a config file and explain each error.
@@ -190,11 +242,12 @@ pub struct ChunkFlags {
           long_help = strategy_long_help())]
     pub strategy: Option<String>,
     /// Largest chunk, in --unit (at most 4294967295).
-    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = size)]
-    pub size: Option<usize>,
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = list(size))]
+    pub size: Option<Values<usize>>,
     /// Overlap between neighbouring chunks, in --unit.
-    #[arg(long, value_name = "M", global = true, allow_negative_numbers = true, value_parser = whole("--overlap", 0))]
-    pub overlap: Option<usize>,
+    #[arg(long, value_name = "M", global = true, allow_negative_numbers = true,
+          value_parser = list(whole("--overlap", 0)))]
+    pub overlap: Option<Values<usize>>,
     /// chars (code points), words, or tokens.
     #[arg(long, short = 'u', value_name = "UNIT", global = true)]
     pub unit: Option<String>,
@@ -238,8 +291,8 @@ pub struct ChunkFlags {
     #[arg(long, value_name = "TYPE", global = true)]
     pub threshold_type: Option<String>,
     /// Breakpoint threshold amount (percentile and gradient: 0-100, absolute: 0-2).
-    #[arg(long, value_name = "X", global = true, allow_hyphen_values = true, value_parser = finite)]
-    pub threshold: Option<f64>,
+    #[arg(long, value_name = "X", global = true, allow_hyphen_values = true, value_parser = list(finite))]
+    pub threshold: Option<Values<f64>>,
     /// Sentences on each side joined to each sentence before embedding.
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
           value_parser = whole("--buffer-size", 0))]
@@ -300,6 +353,38 @@ fn whole(flag: &'static str, min: usize) -> impl Fn(&str) -> std::result::Result
     }
 }
 
+/// A flag's value, or for `chunktui sweep` a comma list of values to try.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Values<T>(pub Vec<T>);
+
+impl<T: Copy + std::fmt::Display> Values<T> {
+    pub fn one(value: T) -> Self {
+        Values(vec![value])
+    }
+
+    /// The one value every command but `sweep` takes.
+    pub fn single(&self, flag: &str) -> Result<T> {
+        match self.0.as_slice() {
+            [v] => Ok(*v),
+            many => {
+                let all: Vec<String> = many.iter().map(T::to_string).collect();
+                Err(Error::config(format!(
+                    "{flag} {} gives {} values: give one (lists of values to try are for `chunktui sweep`)",
+                    all.join(","),
+                    many.len()
+                )))
+            }
+        }
+    }
+}
+
+/// A comma list of what `each` parses.
+fn list<T: Clone + Send + Sync + 'static>(
+    each: impl Fn(&str) -> std::result::Result<T, String> + Clone + Send + Sync + 'static,
+) -> impl Fn(&str) -> std::result::Result<Values<T>, String> + Clone + Send + Sync + 'static {
+    move |s: &str| s.split(',').map(&each).collect::<std::result::Result<Vec<T>, String>>().map(Values)
+}
+
 /// `--size`: 0 is left to [`ChunkConfig::validate`], which knows whether the
 /// strategy uses a size at all (and says "size must be at least 1" if it does).
 fn size(s: &str) -> std::result::Result<usize, String> {
@@ -348,11 +433,11 @@ impl ChunkFlags {
         if let Some(t) = &self.tokenizer {
             c.tokenizer = t.clone();
         }
-        if let Some(n) = self.size {
-            c.size = n;
+        if let Some(v) = &self.size {
+            c.size = v.single("--size")?;
         }
-        if let Some(n) = self.overlap {
-            c.overlap = n;
+        if let Some(v) = &self.overlap {
+            c.overlap = v.single("--overlap")?;
         } else if self.config.is_none() && self.size.is_some() && c.overlap >= c.size {
             // `--size 100` alone should not trip over the default overlap of 200.
             c.overlap = c.size / 5;
@@ -426,8 +511,8 @@ impl ChunkFlags {
                 Error::config(format!("--threshold-type '{t}': use {}", names.join(", ")))
             })?;
         }
-        if let Some(x) = self.threshold {
-            c.semantic.threshold = Some(x);
+        if let Some(v) = &self.threshold {
+            c.semantic.threshold = Some(v.single("--threshold")?);
         }
         if let Some(n) = self.buffer_size {
             c.semantic.buffer_size = n;

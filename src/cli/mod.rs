@@ -6,6 +6,7 @@ mod commands;
 mod eval;
 #[cfg(feature = "embed")]
 pub mod setup;
+mod sweep;
 
 pub use args::{ChunkFlags, Cli, Command};
 pub use commands::{load_input, run};
