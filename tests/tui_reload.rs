@@ -55,7 +55,7 @@ fn kind_strategy() -> impl Strategy<Value = DocKind> {
 }
 
 /// Keys of the default keymap and the prompts, and a few that mean nothing.
-const KEYS: &str = "jknN+-<>[]{}sSutpoOcy.,T/?eEq xz中";
+const KEYS: &str = "jknN+-<>[]{}sSutpoOcy.,T/?eEq xz中aArRQ";
 
 fn key_strategy() -> impl Strategy<Value = KeyEvent> {
     let special = prop::sample::select(vec![
@@ -89,6 +89,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
         1 => any::<bool>().prop_map(Op::Wheel),
         1 => (1..200u16, 1..60u16).prop_map(|(w, h)| Op::Resize(w, h)),
         3 => (1..200u16, 1..60u16, any::<bool>()).prop_map(|(w, h, nc)| Op::Draw(w, h, nc)),
+        1 => (0..2usize, 0..80usize).prop_map(|(p, n)| Op::ForgedHits(p, n)),
     ]
 }
 
@@ -111,9 +112,14 @@ proptest! {
         size in 1..400usize,
         overlap in 0..400usize,
         compare in any::<bool>(),
+        questions in any::<bool>(),
         ops in prop::collection::vec(op_strategy(), 1..60),
     ) {
-        replay(initial(text, kind, strategy, size, overlap, compare), ops)?;
+        let mut m = initial(text, kind, strategy, size, overlap, compare);
+        if questions {
+            reload_replay::with_questions(&mut m);
+        }
+        replay(m, ops)?;
     }
 }
 

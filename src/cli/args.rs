@@ -59,6 +59,14 @@ pub struct OpenArgs {
     /// The embedding model's input limit in tokens: chunks with more tokens are flagged.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole("--max-tokens", 1))]
     pub max_tokens: Option<usize>,
+    /// Questions with known answers (JSONL, or Chroma's CSV): the workbench scores retrieval
+    /// (recall, precision, IoU, hit rate at k = 5) after every change. Uses the questions whose
+    /// corpus_id is the file's name without extension, and those without one.
+    #[arg(long, value_name = "FILE")]
+    pub queries: Option<PathBuf>,
+    /// Retriever of the query probe (a) and the --queries panel: dense, bm25 or hybrid (r cycles them).
+    #[arg(long, value_name = "KIND")]
+    pub retriever: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -45,6 +45,12 @@ pub enum Action {
     ThresholdUp,
     ThresholdDown,
     CycleThresholdType,
+    /// Query probe: type a question, light up the chunks it retrieves.
+    Ask,
+    ClearProbe,
+    CycleRetriever,
+    SortByScore,
+    NextQuestion,
     /// Does nothing: unbinds a default key.
     None,
 }

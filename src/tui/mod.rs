@@ -12,7 +12,9 @@ pub mod layout;
 pub mod model;
 pub mod msg;
 pub mod params;
+pub mod probe;
 pub mod reload;
+pub mod retrieval;
 pub mod search;
 pub mod semantic;
 pub mod signals;
@@ -53,7 +55,25 @@ pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, s
     model.keymap = keymap;
     model.max_tokens = open.max_tokens;
     model.compare = open.compare.is_some();
+    if let Some(path) = &open.queries {
+        let stem = file.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        model.questions = Some(probe::Questions::load(path, &stem, &model.text)?);
+    }
+    if let Some(name) = &open.retriever {
+        let kind = crate::eval::retrieve::RetrieverKind::parse(name)?;
+        for p in &mut model.panes {
+            p.probe.retriever = kind;
+        }
+    }
     update::relayout(&mut model);
+    if let Some(q) = &model.questions {
+        let n = q.set.questions.len();
+        model.status.text = format!(
+            "{n} question{} about {}: scored after every change · Q shows one · a asks your own",
+            if n == 1 { "" } else { "s" },
+            q.corpus_id
+        );
+    }
     if replaced > 0 {
         model.status.text = format!("replaced {replaced} invalid UTF-8 sequence(s) with U+FFFD");
     }

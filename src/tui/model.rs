@@ -4,6 +4,7 @@
 use super::keymap::Keymap;
 use super::layout::Layout;
 use super::msg::ExportKind;
+use super::probe::{ProbeState, Questions};
 use super::semantic::{Cached, SemState};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
@@ -35,6 +36,8 @@ pub struct Pane {
     pub error: Option<String>,
     /// Embedding jobs and the model behind the chunks (model strategies).
     pub sem: SemState,
+    /// The query probe and the evaluation of these chunks.
+    pub probe: ProbeState,
 }
 
 impl Pane {
@@ -50,6 +53,7 @@ impl Pane {
             tokens: None,
             error: None,
             sem: SemState::default(),
+            probe: ProbeState::default(),
         }
     }
 
@@ -66,6 +70,7 @@ impl Pane {
         self.stats = Stats::default();
         self.tokens = None;
         self.sem.warnings.clear();
+        self.probe.forget();
     }
 
     /// The size limit chunks are held to, if the strategy promises one.
@@ -79,8 +84,16 @@ pub enum Mode {
     Normal,
     Help,
     Search(String),
-    ExportPath { input: String, kind: ExportKind },
-    ConfirmOverwrite { path: PathBuf, kind: ExportKind },
+    /// The question box of the query probe (`a`).
+    Ask(String),
+    ExportPath {
+        input: String,
+        kind: ExportKind,
+    },
+    ConfirmOverwrite {
+        path: PathBuf,
+        kind: ExportKind,
+    },
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -129,8 +142,10 @@ pub struct Model {
     /// Sentence analyses by (document, model, buffer), newest first: a
     /// threshold change re-cuts from here without embedding again.
     pub analyses: Vec<Cached>,
-    /// Id of the newest embedding job.
+    /// Id of the newest embedding or retrieval job.
     pub next_job: u64,
+    /// The question set of `--queries`, when given.
+    pub questions: Option<Questions>,
     pub quit: bool,
 }
 
@@ -165,6 +180,7 @@ impl Model {
             keymap: Keymap::default(),
             analyses: Vec::new(),
             next_job: 0,
+            questions: None,
             quit: false,
         };
         super::update::relayout(&mut m);

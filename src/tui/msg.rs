@@ -1,6 +1,7 @@
 //! Messages are facts that happened (past tense); commands are things the
 //! runtime should do (verbs). `update` turns one into the other.
 
+use super::retrieval::{Retrieval, RetrieveReq};
 use super::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, Unit};
@@ -73,6 +74,19 @@ pub enum Msg {
         model_id: Option<String>,
         result: Result<(Arc<Vec<Chunk>>, Stats), String>,
     },
+    /// A retrieval job embedded this many chunks of all (0 of 0 while the model loads).
+    RetrieveProgress {
+        pane: usize,
+        id: u64,
+        done: usize,
+        total: usize,
+    },
+    /// A retrieval job finished: the probe's ranking and / or the evaluation.
+    Retrieved {
+        pane: usize,
+        id: u64,
+        result: Result<Retrieval, String>,
+    },
     /// SIGTERM, SIGINT or SIGHUP arrived (this signal number): quit as `q` does.
     Signalled(i32),
 }
@@ -116,6 +130,8 @@ pub enum Cmd {
         analysis: Arc<SemanticAnalysis>,
         resize: bool,
     },
+    /// Rank the probe question / score the question set (retrieval thread).
+    Retrieve(RetrieveReq),
     Highlight {
         doc_rev: u64,
         text: Arc<str>,

@@ -44,6 +44,7 @@ fn swap_text(m: &mut Model, doc: Document) {
     m.analyses.retain(|c| c.key.doc_rev == doc_rev);
     m.selected = None;
     m.last_found = None;
+    super::probe::text_swapped(m);
 }
 
 /// A chunk result for `pane` answers its newest request, made for this text.

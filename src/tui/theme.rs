@@ -43,6 +43,12 @@ pub struct Theme {
     pub chunks: Vec<Style>,
     pub overlap: Style,
     pub selected: Style,
+    /// Text of a chunk the query probe retrieved (over its chunk background).
+    pub hit: Style,
+    /// The rank badge (`#1 0.82`) of a retrieved chunk.
+    pub badge: Style,
+    /// The selected question's answer in the text (added to the cell's style).
+    pub reference: Style,
 }
 
 impl Theme {
@@ -83,6 +89,8 @@ impl Theme {
         if f.chunks.len() < 2 {
             return Err(Error::config("theme: give at least two chunk colours"));
         }
+        let warn = c(&f.warn)?;
+        let accent = c(&f.accent)?;
         let chunks = f.chunks.iter().map(|s| Ok(Style::new().fg(text_fg).bg(c(s)?))).collect::<Result<Vec<_>>>()?;
         Ok(Theme {
             name: f.name,
@@ -96,6 +104,9 @@ impl Theme {
             chunks,
             overlap: Style::new().fg(c(&f.overlap_fg)?).bg(c(&f.overlap_bg)?).add_modifier(Modifier::UNDERLINED),
             selected: Style::new().fg(text_fg).bg(c(&f.selected_bg)?).add_modifier(Modifier::BOLD),
+            hit: Style::new().fg(warn).add_modifier(Modifier::BOLD),
+            badge: Style::new().fg(Color::Black).bg(warn).add_modifier(Modifier::BOLD),
+            reference: Style::new().add_modifier(Modifier::UNDERLINED).underline_color(accent),
         })
     }
 
@@ -114,6 +125,9 @@ impl Theme {
             chunks: vec![Style::new(), Style::new().add_modifier(Modifier::UNDERLINED)],
             overlap: Style::new().add_modifier(Modifier::REVERSED),
             selected: Style::new().add_modifier(Modifier::BOLD | Modifier::ITALIC),
+            hit: Style::new().add_modifier(Modifier::BOLD),
+            badge: Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED),
+            reference: Style::new().add_modifier(Modifier::UNDERLINED),
         }
     }
 

@@ -44,6 +44,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
                     p.error = None;
                     p.shown_rev = rev;
                     clamp_selection(m);
+                    return super::probe::after_chunks(m, pane);
                 }
                 Err(e) => {
                     let p = &mut m.panes[pane];
@@ -90,6 +91,8 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         Msg::EmbedProgress { id, done, total, .. } => super::embed_update::progress(m, id, done, total),
         Msg::Analyzed { id, result, .. } => super::embed_update::analyzed(m, id, result),
         msg @ Msg::ModelChunked { .. } => super::embed_update::model_chunked(m, msg),
+        Msg::RetrieveProgress { pane, id, done, total } => super::probe::progress(m, pane, id, done, total),
+        Msg::Retrieved { pane, id, result } => super::probe::retrieved(m, pane, id, result),
         Msg::Signalled(_) => {
             m.quit = true;
             vec![]
@@ -228,6 +231,7 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
             }
             return vec![];
         }
+        Mode::Ask(q) => return super::probe::ask_key(m, k, q),
         Mode::ExportPath { mut input, kind } => {
             match k.code {
                 KeyCode::Esc => {
@@ -326,10 +330,14 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         Action::CopyToOtherPane => {
             let other = m.active ^ 1;
             m.panes[other].config = m.pane().config.clone();
+            super::probe::copy_to(m, m.active, other);
             set_status(m, format!("copied {} to {}", ["A", "B"][m.active], ["A", "B"][other]));
             return rechunk(m, other).into_iter().collect();
         }
         Action::None => {}
+        Action::Ask | Action::ClearProbe | Action::CycleRetriever | Action::SortByScore | Action::NextQuestion => {
+            return super::probe::action(m, action);
+        }
         Action::ThresholdUp | Action::ThresholdDown | Action::CycleThresholdType => {
             let active = m.active;
             let c = &mut m.panes[active].config;
@@ -394,8 +402,9 @@ fn mouse(m: &mut Model, e: MouseEvent) {
             let l = g.list;
             if l.contains(pos) && e.row >= l.y + 2 && e.row + 1 < l.y + l.height {
                 let rows = l.height.saturating_sub(3) as usize;
-                let k = side::list_offset(m, rows) + (e.row - l.y - 2) as usize;
-                select(m, k);
+                if let Some(k) = side::chunk_at_row(m, rows, (e.row - l.y - 2) as usize) {
+                    select(m, k);
+                }
             }
         }
         _ => {}

@@ -42,6 +42,7 @@ pub struct Runtime {
     pub rx: Receiver<Msg>,
     chunk_tx: Sender<ChunkReq>,
     embed_tx: Sender<EmbedReq>,
+    retrieve_tx: Sender<super::retrieval::RetrieveReq>,
     hl_tx: Option<Sender<HlReq>>,
     watcher: Option<notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>>,
 }
@@ -80,7 +81,8 @@ impl Runtime {
                 .expect("spawn highlighter");
             hl_tx
         });
-        Runtime { tx, rx, chunk_tx, embed_tx, hl_tx, watcher: None }
+        let retrieve_tx = super::retrieval::spawn(tx.clone());
+        Runtime { tx, rx, chunk_tx, embed_tx, retrieve_tx, hl_tx, watcher: None }
     }
 
     pub fn sender(&self) -> Sender<Msg> {
@@ -122,6 +124,9 @@ impl Runtime {
             }
             Cmd::Embed { pane, id, rev, key, config, text, cancel } => {
                 let _ = self.embed_tx.send(EmbedReq { pane, id, rev, key, config, text, cancel });
+            }
+            Cmd::Retrieve(req) => {
+                let _ = self.retrieve_tx.send(req);
             }
             Cmd::Highlight { doc_rev, text, syntax } => {
                 if let Some(hl) = &self.hl_tx {

@@ -7,10 +7,14 @@
 
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
+use chunktui::eval::queries::{Question, QuestionSet, Reference};
+use chunktui::eval::retrieve::{Hit, RetrieverKind};
 use chunktui::tui::model::Model;
 use chunktui::tui::msg::{Cmd, Msg};
 use chunktui::tui::params::non_model_strategies;
+use chunktui::tui::probe::{self, Questions};
 use chunktui::tui::reload::fits;
+use chunktui::tui::retrieval::Retrieval;
 use chunktui::tui::theme::Theme;
 use chunktui::tui::update::{start, update};
 use chunktui::tui::view;
@@ -41,6 +45,9 @@ pub enum Op {
     Resize(u16, u16),
     /// Draw into a buffer of this size (not necessarily the model's screen).
     Draw(u16, u16, bool),
+    /// A retrieval answer for a pane's newest probe job (or a made-up job
+    /// id) ranking chunks that may not exist: chunk indices below `n`.
+    ForgedHits(usize, usize),
 }
 
 /// A model of a `.md` file chunked by one of the non-model strategies.
@@ -56,6 +63,31 @@ pub fn initial(text: String, kind: DocKind, strategy: usize, size: usize, overla
     let mut m = Model::new(doc, c.clone(), c, Rect::new(0, 0, 100, 30));
     m.compare = compare;
     m
+}
+
+/// Give the model a question set: one question whose answer is the first
+/// character of the text (none fits an empty text; reloads re-check it).
+pub fn with_questions(m: &mut Model) {
+    let set = QuestionSet {
+        questions: vec![Question {
+            question: "alpha 中文".into(),
+            corpus_id: None,
+            references: vec![Reference { start_index: 0, end_index: 1, content: None }],
+            row: "test line 1".into(),
+        }],
+    };
+    let mut q = Questions {
+        set,
+        corpus_id: "reload-replay".into(),
+        resolved: Arc::new(Vec::new()),
+        refs: Vec::new(),
+        merged: Vec::new(),
+        doc_rev: m.doc_rev,
+        selected: Some(0),
+        error: None,
+    };
+    q.error = q.resolve(&m.text, m.doc_rev).err().map(|e| e.to_string());
+    m.questions = Some(q);
 }
 
 /// What a worker would send back for a command. Chunks are really cut from
@@ -92,6 +124,11 @@ pub fn answer(cmd: Cmd) -> Vec<Msg> {
             vec![Msg::Highlighted { doc_rev, runs, done: true }]
         }
         Cmd::Export { .. } => vec![], // never written from a test
+        // Retrieval without a model: BM25 ranks what dense would.
+        Cmd::Retrieve(mut req) => {
+            req.kind = RetrieverKind::Bm25;
+            chunktui::tui::retrieval::run_sync(&req)
+        }
     }
 }
 
@@ -111,6 +148,14 @@ pub fn check(m: &Model) -> Result<(), String> {
         }
         if p.tokens.as_ref().is_some_and(|t| t.len() != p.chunks.len()) {
             return Err(format!("pane {i} token counts belong to other chunks"));
+        }
+        if let Some((k, _, _)) = probe::lit(m, i).into_iter().find(|h| h.0 >= p.chunks.len()) {
+            return Err(format!("pane {i} lights up chunk {k} of {}", p.chunks.len()));
+        }
+    }
+    if let Some(q) = m.questions.as_ref().filter(|q| q.usable(m.doc_rev)) {
+        if !q.refs.iter().flatten().all(|r| m.text.get(r.clone()).is_some()) {
+            return Err("question references outside the text on screen".into());
         }
     }
     let n = m.pane().chunks.len();
@@ -184,6 +229,13 @@ impl Session {
             Op::Draw(w, h, no_color) => {
                 draw(&self.m, w, h, no_color);
                 vec![]
+            }
+            Op::ForgedHits(pane, n) => {
+                let pane = pane % 2;
+                let id = self.m.panes[pane].probe.probe_job.unwrap_or(n as u64);
+                let hits = (0..n.min(64)).rev().map(|chunk| Hit { chunk, score: chunk as f64 }).collect();
+                let r = Retrieval { probe: Some(hits), eval: None, model_id: None };
+                vec![Msg::Retrieved { pane, id, result: Ok(r) }]
             }
         };
         for msg in msgs {

@@ -96,6 +96,10 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     let selected = m.selected.filter(|_| pane == m.active || !m.compare);
     let matches = search_matches(m, first, layout.start_of(m.top + area.height as usize));
     let mut mi = 0;
+    // The probe's chunks, and the selected question's answer (bytes of this text).
+    let lit: Vec<usize> = crate::tui::probe::lit(m, pane).iter().map(|h| h.0).collect();
+    let questions = m.questions.as_ref().filter(|q| q.doc_rev == m.doc_rev);
+    let refs = questions.map_or(&[][..], |q| q.selected_refs());
     let max_x = area.x + area.width;
     let mut tmp = [0u8; 4];
     for row in 0..area.height {
@@ -106,7 +110,8 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
         let Some(line) = text.get(s..e) else { break };
         let y = area.y + row;
         if gw > 0 {
-            gutter(chunks, theme, selected, s, layout.start_of(li + 1).max(e + 1), Rect::new(area.x, y, gw, 1), buf);
+            let next = layout.start_of(li + 1).max(e + 1);
+            gutter(chunks, theme, selected, questions, s, next, Rect::new(area.x, y, gw, 1), buf);
         }
         let mut x = area.x + gw;
         let mut last_x = None;
@@ -125,7 +130,14 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             if x + w > max_x {
                 break;
             }
-            let mut style = cell_style(theme, cover.at(b), selected, syntax.at(b));
+            let cv = cover.at(b);
+            let mut style = cell_style(theme, cv, selected, syntax.at(b));
+            if matches!(cv, Cover::One(k) if lit.contains(&k)) {
+                style = style.patch(theme.hit);
+            }
+            if refs.iter().any(|r| r.start <= b && b < r.end) {
+                style = style.patch(theme.reference);
+            }
             while mi < matches.len() && matches[mi].end <= b {
                 mi += 1;
             }
@@ -149,6 +161,8 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             buf[(x, y)].set_symbol(" ").set_style(style);
         }
     }
+    let text_area = Rect { x: area.x + gw, width: area.width - gw, ..area };
+    super::probe::badges(m, pane, theme, text_area, buf);
 }
 
 /// Byte ranges of the search text (the one being typed, else the last one)
@@ -168,11 +182,14 @@ pub fn search_matches(m: &Model, from: usize, to: usize) -> Vec<std::ops::Range<
     window.match_indices(q).map(|(i, _)| from + i..from + i + q.len()).collect()
 }
 
-/// The index of a chunk starting on this line, in that chunk's colours.
+/// The index of a chunk starting on this line, in that chunk's colours;
+/// `▶` when it is selected, `•` when it holds the answer to a question.
+#[allow(clippy::too_many_arguments)]
 fn gutter(
     chunks: &[Chunk],
     theme: &Theme,
     selected: Option<usize>,
+    questions: Option<&crate::tui::probe::Questions>,
     s: usize,
     next: usize,
     area: Rect,
@@ -191,7 +208,13 @@ fn gutter(
     if theme.no_color {
         style = Style::new().add_modifier(Modifier::BOLD);
     }
-    let _ = c;
     buf.set_stringn(area.x, area.y, label, w, style);
-    buf.set_stringn(area.x + w as u16, area.y, if selected == Some(k) { "▶" } else { " " }, 1, theme.accent);
+    let mark = if selected == Some(k) {
+        "▶"
+    } else if questions.is_some_and(|q| q.holds_reference(&c.range)) {
+        "•"
+    } else {
+        " "
+    };
+    buf.set_stringn(area.x + w as u16, area.y, mark, 1, theme.accent);
 }

@@ -42,7 +42,12 @@ pub fn items(m: &Model) -> Vec<(String, &'static str)> {
         (first(ExportConfig), "export"),
         (first(ToggleCompare), "compare"),
         (first(CycleStrategyAll), "+model"),
+        (first(Ask), "ask"),
+        (first(CycleRetriever), "retriever"),
     ]);
+    if m.questions.is_some() {
+        out.push((first(NextQuestion), "question"));
+    }
     out.into_iter().filter_map(|(k, l)| k.map(|k| (k, l))).collect()
 }
 

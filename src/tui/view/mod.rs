@@ -5,6 +5,7 @@ pub mod chart;
 pub mod doc;
 pub mod footer;
 pub mod overlay;
+pub mod probe;
 pub mod side;
 
 use super::model::{Mode, Model};
@@ -37,6 +38,8 @@ pub struct Regions {
     pub params: Rect,
     pub stats: Rect,
     pub list: Rect,
+    /// The Retrieval panel (with `--queries`).
+    pub eval: Rect,
     pub compare_stats: Rect,
     pub footer: Rect,
     pub status: Rect,
@@ -75,10 +78,15 @@ fn take_right(r: &mut Rect, w: u16) -> Rect {
 
 /// The regions for this model (the chart takes room only when shown).
 pub fn regions_of(m: &Model) -> Regions {
-    regions(m.screen, m.compare, chart::shown(m))
+    regions_with(m.screen, m.compare, chart::shown(m), m.questions.is_some())
 }
 
 pub fn regions(screen: Rect, compare: bool, chart: bool) -> Regions {
+    regions_with(screen, compare, chart, false)
+}
+
+/// [`regions`], with room for the Retrieval panel when `eval`.
+pub fn regions_with(screen: Rect, compare: bool, chart: bool, eval: bool) -> Regions {
     let mut main = screen;
     let mut g = Regions { header: take_top(&mut main, 1), status: take_bottom(&mut main, 1), ..Default::default() };
     if screen.height >= 12 {
@@ -110,6 +118,9 @@ pub fn regions(screen: Rect, compare: bool, chart: bool) -> Regions {
             if side.height >= 14 {
                 g.stats = take_top(&mut side, 8);
             }
+            if eval && side.height >= 10 {
+                g.eval = take_top(&mut side, 7);
+            }
             g.list = side;
         }
     }
@@ -130,7 +141,7 @@ pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame<'_>) {
 
 /// Everything, into a buffer (what `draw` does; tests call it directly).
 pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let g = regions(area, m.compare, chart::shown(m));
+    let g = regions_with(area, m.compare, chart::shown(m), m.questions.is_some());
     header(m, theme, g.header, buf);
     for p in 0..m.visible_panes() {
         doc::render(m, p, theme, g.docs[p], buf);
@@ -145,6 +156,7 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     side::params(m, theme, g.params, buf);
     side::stats(m, 0, theme, g.stats, buf);
     side::list(m, theme, g.list, buf);
+    probe::panel(m, 0, theme, g.eval, buf);
     if m.compare {
         side::compare_stats(m, theme, g.compare_stats, buf);
     }
@@ -239,7 +251,7 @@ fn status(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
 
 /// The embedding progress bar for the status line: a label and the bar.
 pub fn progress(m: &Model, width: u16) -> Option<(String, String)> {
-    let p = (0..2).find(|&p| m.panes[p].sem.job.is_some())?;
+    let Some(p) = (0..2).find(|&p| m.panes[p].sem.job.is_some()) else { return retrieval_progress(m, width) };
     let j = m.panes[p].sem.job.as_ref()?;
     let model = semantic::model_label(&m.panes[p].config);
     if j.total == 0 {
@@ -249,4 +261,17 @@ pub fn progress(m: &Model, width: u16) -> Option<(String, String)> {
     let filled = j.done * bw / j.total.max(1);
     let bar = format!("{}{}", "█".repeat(filled), "░".repeat(bw - filled));
     Some((format!("embedding {}/{} sentences", j.done, j.total), bar))
+}
+
+/// The progress of a retrieval job that embeds the chunks (dense, hybrid).
+fn retrieval_progress(m: &Model, width: u16) -> Option<(String, String)> {
+    let (p, j) = (0..2).find_map(|p| m.panes[p].probe.jobs.iter().find(|j| j.embeds).map(|j| (p, j)))?;
+    if j.total == 0 {
+        let model = semantic::model_label(&m.panes[p].config);
+        return Some((format!("{}: loading {model}…", m.panes[p].probe.retriever), String::new()));
+    }
+    let bw = (width / 5).clamp(8, 30) as usize;
+    let filled = j.done * bw / j.total.max(1);
+    let bar = format!("{}{}", "█".repeat(filled), "░".repeat(bw - filled));
+    Some((format!("{}: embedding {}/{} chunks", m.panes[p].probe.retriever, j.done, j.total), bar))
 }

@@ -87,6 +87,17 @@ pub fn prompt(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Mode::Search(q) => {
             Line::from(vec![Span::styled(" search: ", theme.accent), Span::styled(format!("{q}▏"), theme.text)])
         }
+        Mode::Ask(q) => {
+            let label = format!(" ask ({}): ", m.pane().probe.retriever);
+            let hint = "  (Enter asks, Esc cancels)";
+            // A long question shows its end, where the typing is.
+            let room = (area.width as usize).saturating_sub(label.chars().count() + hint.chars().count() + 1);
+            Line::from(vec![
+                Span::styled(label, theme.accent),
+                Span::styled(format!("{}▏", tail(q, room)), theme.text),
+                Span::styled(hint, theme.dim),
+            ])
+        }
         Mode::ExportPath { input, kind } => {
             let what = if *kind == ExportKind::Config { "config" } else { "chunks" };
             Line::from(vec![
@@ -102,4 +113,23 @@ pub fn prompt(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     };
     Clear.render(area, buf);
     Paragraph::new(line).render(area, buf);
+}
+
+/// The end of `s` that fits `width` columns, with `…` when cut.
+pub fn tail(s: &str, width: usize) -> String {
+    let w = |c: char| crate::tui::layout::char_width(c);
+    if s.chars().map(w).sum::<usize>() <= width {
+        return s.to_string();
+    }
+    let mut out: Vec<char> = Vec::new();
+    let mut used = 1; // the ellipsis
+    for c in s.chars().rev() {
+        if used + w(c) > width {
+            break;
+        }
+        used += w(c);
+        out.push(c);
+    }
+    out.push('…');
+    out.into_iter().rev().collect()
 }

@@ -5,6 +5,7 @@ use crate::config::Unit;
 use crate::stats::Stats;
 use crate::tui::keymap::Action;
 use crate::tui::model::Model;
+use crate::tui::probe;
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -125,13 +126,21 @@ fn histogram(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
     buf.set_string(area.x + 2 + w + 1, area.y + area.height - 1, label, theme.dim);
 }
 
-/// First list row shown so that `selected` stays visible, roughly centred.
-pub fn list_offset(m: &Model, rows: usize) -> usize {
-    let n = m.pane().chunks.len();
-    match m.selected {
+/// First list row shown so that `selected` stays visible, roughly centred
+/// (`order`: the chunks in list order, see [`probe::list_order`]).
+pub fn list_offset(m: &Model, order: &[usize], rows: usize) -> usize {
+    let n = order.len();
+    let at = m.selected.map(|s| order.iter().position(|&k| k == s).unwrap_or(s));
+    match at {
         Some(s) if rows > 0 && n > rows => s.saturating_sub(rows / 2).min(n - rows),
         _ => 0,
     }
+}
+
+/// The chunk shown on list row `row` (0 = the first under the header).
+pub fn chunk_at_row(m: &Model, rows: usize, row: usize) -> Option<usize> {
+    let order = probe::list_order(m);
+    order.get(list_offset(m, &order, rows) + row).copied()
 }
 
 pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
@@ -145,7 +154,16 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     // Size in the unit, then tokens and chars unless that is the unit already.
     let unit = pane.config.unit;
     let (show_tok, show_chars) = (unit != Unit::Tokens, unit != Unit::Chars);
-    let mut head = format!("    # {:>6}", unit.name());
+    // A reference mark column with --queries, a rank column once a question is asked.
+    let questions = m.questions.as_ref().filter(|q| q.doc_rev == m.doc_rev);
+    let lit = probe::lit(m, m.active);
+    let ranks = !lit.is_empty();
+    let mut head = format!(
+        "{}    #{} {:>6}",
+        if questions.is_some() { " " } else { "" },
+        if ranks { "  rk" } else { "" },
+        unit.name()
+    );
     if show_tok {
         head.push_str("   tok");
     }
@@ -155,10 +173,11 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     head.push_str("  ovl text");
     buf.set_stringn(inner.x, inner.y, head, inner.width as usize, theme.dim.add_modifier(Modifier::UNDERLINED));
     let rows = inner.height.saturating_sub(1) as usize;
-    let off = list_offset(m, rows);
+    let order = probe::list_order(m);
+    let off = list_offset(m, &order, rows);
     let text: &str = &m.text;
     let limit = pane.limit();
-    for (row, k) in (off..pane.chunks.len()).take(rows).enumerate() {
+    for (row, &k) in order.iter().skip(off).take(rows).enumerate() {
         let c = &pane.chunks[k];
         let y = inner.y + 1 + row as u16;
         let tokens = pane.tokens.as_ref().and_then(|t| t.get(k).copied());
@@ -189,8 +208,18 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         cells.push_str(&format!(" {ovl:>4} "));
         let mut x = inner.x;
         x = buf.set_stringn(x, y, flag, 1, theme.warn).0;
+        if let Some(q) = questions {
+            let mark = if q.holds_reference(&c.range) { "•" } else { " " };
+            x = buf.set_stringn(x, y, mark, 1, theme.accent).0;
+        }
         let idx_style = if theme.no_color { Style::new() } else { theme.chunk(k) };
         x = buf.set_stringn(x, y, format!("{k:>4}"), 4, idx_style.add_modifier(Modifier::BOLD)).0;
+        if ranks {
+            let rank = lit.iter().find(|h| h.0 == k).map_or(String::new(), |h| format!("#{}", h.1));
+            let style = if rank.is_empty() { theme.text } else { theme.badge };
+            x = buf.set_stringn(x, y, " ", 1, theme.text).0;
+            x = buf.set_stringn(x, y, format!("{rank:>3}"), 3, style).0;
+        }
         let size_style = if over { theme.warn } else { row_style };
         let end = inner.x + inner.width;
         x = buf.set_stringn(x, y, cells, end.saturating_sub(x) as usize, size_style).0;
@@ -211,6 +240,9 @@ pub fn compare_stats(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         let inner = b.inner(r);
         b.render(r, buf);
         let mut lines = stats_lines(m, p, theme);
+        if let Some(line) = crate::tui::view::probe::summary_line(m, p, theme) {
+            lines.insert(1.min(lines.len()), line);
+        }
         lines.push(Line::styled(option_summary(m, p), theme.dim));
         Paragraph::new(lines).render(inner, buf);
     }
