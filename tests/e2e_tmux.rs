@@ -178,6 +178,53 @@ fn semantic_in_tmux_embeds_in_the_background_then_recuts_from_the_chart() {
     tmux.keys(&["q"]);
 }
 
+/// The retrieval check in the workbench, with BM25 (no model): the
+/// Retrieval panel scores the guide's questions, a typed question lights up
+/// its best chunk (`#1` badge), and a size change re-scores and re-asks.
+#[test]
+fn retrieval_in_tmux_scores_questions_asks_and_follows_the_size() {
+    require_tmux();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("guide.md"); // the stem names the questions' corpus_id
+    std::fs::copy(root.join("samples/guide.md"), &doc).unwrap();
+    let queries = root.join("samples/questions.jsonl");
+    let tmux = Tmux { socket: format!("chunktui-e2e-probe-{}", std::process::id()) };
+    let cmd = format!(
+        "{BIN} {} --queries {} --retriever bm25 --size 300 --overlap 0; echo EXIT=$?; sleep 60",
+        doc.display(),
+        queries.display()
+    );
+    tmux.run(&["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "35", &cmd]);
+    let recall = Regex::new(r"recall +(\d\.\d{3})").unwrap();
+    let s = tmux.wait_for("the Retrieval panel", |s| {
+        s.contains("EXIT=") || (s.contains("Retrieval · bm25") && recall.is_match(s) && settled_count(s).is_some())
+    });
+    assert!(!s.contains("EXIT="), "the workbench exited:\n{s}");
+    assert!(s.contains("5 questions"), "the guide's five questions:\n{s}");
+    for metric in ["precision", "IoU", "hit rate"] {
+        assert!(s.contains(metric), "{metric} in the panel:\n{s}");
+    }
+
+    tmux.keys(&["a"]);
+    tmux.wait_for("the question box", |s| s.contains("ask (bm25):"));
+    tmux.run(&["send-keys", "-t", "e2e", "-l", "how much overlap is too much"]);
+    tmux.keys(&["Enter"]);
+    let badge = Regex::new(r"#1 \d+\.\d+").unwrap();
+    let s = tmux.wait_for("a #1 badge", |s| badge.is_match(s) && s.contains("best chunk"));
+    assert!(s.contains(" rk "), "the list has a rank column:\n{s}");
+
+    // A size step: new chunks, scored again next to the old numbers, asked again.
+    tmux.keys(&["+"]);
+    let s = tmux.wait_for("size 310, re-scored and re-asked", |s| {
+        s.contains("recursive 310/0") && settled_count(s).is_some() && s.contains("was 0.") && badge.is_match(s)
+    });
+    assert!(recall.is_match(&s), "{s}");
+    tmux.keys(&["q"]);
+    let s = tmux.wait_for("the workbench to quit", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "quit cleanly:\n{s}");
+}
+
 /// A long Markdown file: hundreds of chunks, CJK and emoji included.
 fn long_markdown() -> String {
     (0..300)

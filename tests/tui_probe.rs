@@ -397,3 +397,16 @@ fn questions_for_another_document_are_refused_before_the_terminal_is_taken() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl line 1"), "{out:?}");
 }
+
+#[test]
+fn asking_scrolls_the_best_chunk_into_view() {
+    let mut m = guide();
+    assert_eq!(m.top, 0);
+    let cmds = ask(&mut m, "My chunks keep ending in the middle of a sentence");
+    run(&mut m, cmds);
+    let (k, _, _) = probe::lit(&m, 0)[0];
+    let line = m.layout.line_of(m.panes[0].chunks[k].range.start);
+    let page = view::regions_of(&m).text_height();
+    assert!(line >= m.top && line < m.top + page, "line {line} off screen (top {})", m.top);
+    assert!(m.top > 0, "the answer is far down the guide");
+}

@@ -485,15 +485,21 @@ pub fn retrieved(m: &mut Model, pane: usize, id: u64, result: std::result::Resul
     }
     if want_probe && std::mem::take(&mut st.announce) {
         let lit = lit(m, pane);
-        let p = &m.panes[pane].probe;
-        let q = p.question.clone().unwrap_or_default();
+        let (q, retriever) = (m.panes[pane].probe.question.clone().unwrap_or_default(), m.panes[pane].probe.retriever);
+        // Just asked: the best chunk comes into view.
+        if let Some(&(k, _, _)) = lit.first() {
+            let line = m.layout.line_of(m.panes[pane].chunks[k].range.start);
+            if line < m.top || line >= m.top + page(m) {
+                m.top = line.saturating_sub(2);
+                clamp_top(m);
+            }
+        }
         let msg = match lit.first() {
             Some((chunk, _, score)) => format!(
-                "{}: best chunk {chunk} (score {}) for \"{q}\" · R sorts the list by score",
-                p.retriever,
+                "{retriever}: best chunk {chunk} (score {}) for \"{q}\" · R sorts the list by score",
                 score_label(*score)
             ),
-            None => format!("{}: no chunk matches \"{q}\"", p.retriever),
+            None => format!("{retriever}: no chunk matches \"{q}\""),
         };
         set_status(m, msg);
     }
