@@ -459,9 +459,12 @@ pub fn retrieved(m: &mut Model, pane: usize, id: u64, result: std::result::Resul
     let r = match result {
         Ok(r) => r,
         Err(e) => {
+            // Said once: the panel keeps showing it while every re-chunk fails alike.
+            let again = st.error.as_ref() == Some(&e) && !std::mem::take(&mut st.announce);
             st.error = Some(e.clone());
-            st.announce = false;
-            set_error(m, e);
+            if !again {
+                set_error(m, e);
+            }
             return vec![];
         }
     };
