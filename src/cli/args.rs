@@ -28,6 +28,8 @@ Examples:
   chunktui chunk zh.md --preset chinese --size 300 --format text
   chunktui stats guide.md --config chunktui.toml    sizes, overlap, chunks over the limit
   chunktui config check chunktui.toml               validate a config and explain errors
+  chunktui eval docs/ --queries q.jsonl --retriever bm25   how well retrieval finds your answers
+  chunktui sweep docs/ --queries q.jsonl --size 200,400,800 --best best.toml   the best settings
   cat doc.txt | chunktui chunk - --format json";
 
 #[derive(Parser, Debug)]
