@@ -11,6 +11,10 @@
 //!   "threshold changed" to "new chunk ranges" for semantic, grouping and
 //!   adaptive: what a workbench slider costs.
 //!
+//! - `open_1mb/visible_part_first`: on opening a 1 MB document with a model
+//!   strategy, the time until the part on screen can be cut (sentences,
+//!   size index, and embedding the top two screens, uncached).
+//!
 //! CHUNKTUI_BENCH_MODEL=DIR picks another model directory.
 
 use chunktui::embed::{default_model_dir, CachedEmbedder, ModelOptions, OnnxEmbedder};
@@ -174,5 +178,25 @@ fn bench_recut(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_embed, bench_recut);
+/// What the workbench does first on opening a 1 MB document with a model
+/// strategy: split it into sentences, index its sizes, and embed only the
+/// sentences of two screens (the top 6 KB), uncached. Its cuts show then;
+/// the rest is embedded behind them (target: within 2 s).
+fn bench_visible_first(c: &mut Criterion) {
+    let doc = document(1 << 20);
+    let e = embedder();
+    let mut g = c.benchmark_group("open_1mb");
+    g.sample_size(10).measurement_time(Duration::from_secs(10)).warm_up_time(Duration::from_secs(1));
+    g.bench_function("visible_part_first", |b| {
+        b.iter(|| {
+            let sentences = chunktui::segment::sentences(&doc);
+            let idx = Sizer::chars().index(&doc).unwrap();
+            let part: Vec<_> = sentences.into_iter().filter(|s| s.start < 6 * 1024).collect();
+            SemanticAnalysis::compute(&doc, part, 1, e, &idx, Control::none()).unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_embed, bench_recut, bench_visible_first);
 criterion_main!(benches);

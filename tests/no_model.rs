@@ -116,6 +116,7 @@ fn without_onnx_support_the_workbench_reports_the_error_for_the_pane() {
         config: model_config(StrategyKind::LangchainSemantic),
         text: Arc::from(TEXT),
         cancel: chunktui::embedding::CancelFlag::new(),
+        first: None,
     };
     let msgs = run_sync(&req);
     let err = msgs.iter().find_map(|m| match m {

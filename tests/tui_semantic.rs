@@ -272,3 +272,96 @@ fn real_model_through_the_worker_ends_with_chunks() {
     assert!(m.panes[0].sem.model_id.as_deref().unwrap().contains("me5"), "{:?}", m.panes[0].sem.model_id);
     assert!(chart::rows(&m, 0, 10).is_some(), "the chart has distances to draw");
 }
+
+/// A document long enough to embed what is on screen first: the three
+/// topics, many times over.
+fn long_text() -> String {
+    let topics = ["Cats sleep a lot", "Rust has no garbage collector", "Rain fell all day"];
+    (0..600).map(|i| format!("{}, says note {i}.\n\n", topics[(i / 4) % 3])).collect()
+}
+
+#[test]
+fn a_long_document_is_cut_where_the_user_looks_before_the_rest_is_embedded() {
+    let text = long_text();
+    assert!(text.len() > chunktui::tui::semantic::FIRST_PART_BYTES);
+    let mut m = semantic_model(&text);
+    let cmds = start(&mut m);
+    let Some(Cmd::Embed { id, key: Some(key), first: Some(first), .. }) =
+        cmds.into_iter().find(|c| matches!(c, Cmd::Embed { .. }))
+    else {
+        panic!("a long document's analysis job names the part on screen first")
+    };
+    assert_eq!(first.start, 0, "the view starts at the top");
+    assert!(first.end < text.len() / 4, "{first:?} is a screenful or two, not the document");
+
+    // The part on screen arrives first: its cuts are shown, nothing is cached.
+    let c = m.panes[0].config.clone();
+    let part_sentences: Vec<_> =
+        chunktui::segment::sentences(&text).into_iter().filter(|s| s.start < first.end).collect();
+    let index = Chunker::new(&c).unwrap().sizer.index(&text).unwrap();
+    let vectors = part_sentences.iter().map(|s| vec![1.0, (s.start / 200) as f32 % 3.0]).collect();
+    let part = SemanticAnalysis::from_embeddings(part_sentences, vectors, &index);
+    let result = Analyzed {
+        key: key.clone(),
+        analysis: Arc::new(part),
+        model_id: "test-model-0123456789ab".into(),
+        sized_for: (c.unit, c.tokenizer.clone()),
+    };
+    let cmds = update(&mut m, Msg::AnalyzedPart { pane: 0, id, result: result.clone() });
+    assert!(cmds.iter().any(|c| matches!(c, Cmd::Recut { .. })));
+    run_recuts(&mut m, cmds);
+    let shown = m.panes[0].chunks.clone();
+    assert!(!shown.is_empty() && shown.iter().all(|ch| ch.range.end <= first.end + 200), "cuts only where it looked");
+    assert!(m.panes[0].sem.partial && m.panes[0].sem.job.is_some(), "the job goes on");
+    assert!(m.analyses.is_empty(), "a part is never cached");
+    assert!(m.status.text.contains("embedding the rest"), "{:?}", m.status);
+
+    // The whole analysis replaces it, for the same chunk revision.
+    let full = analyzed(&m, key);
+    let cmds = update(&mut m, Msg::Analyzed { pane: 0, id, result: Ok(full) });
+    run_recuts(&mut m, cmds);
+    let whole = &m.panes[0].chunks;
+    assert!(whole.last().unwrap().range.end > text.len() / 2, "now the whole document is cut");
+    assert!(!m.panes[0].sem.partial && m.panes[0].sem.job.is_none());
+    assert_eq!(m.analyses.len(), 1);
+
+    // A part from a job nobody waits for is dropped.
+    let cmds = update(&mut m, Msg::AnalyzedPart { pane: 0, id, result });
+    assert!(cmds.is_empty());
+}
+
+#[test]
+fn short_documents_are_embedded_whole() {
+    let mut m = semantic_model(&text());
+    let cmds = start(&mut m);
+    assert!(cmds.iter().any(|c| matches!(c, Cmd::Embed { first: None, .. })), "{cmds:?}");
+}
+
+#[test]
+fn the_embedding_thread_sends_the_part_on_screen_first_with_the_real_model() {
+    let text = long_text();
+    let mut c = ChunkConfig::default();
+    c.strategy = StrategyKind::Semantic;
+    c.semantic.buffer_size = 0;
+    c.semantic.model = Some(common::test_model_dir().to_string_lossy().into());
+    let key = AnalysisKey::for_config(1, &c);
+    let req = chunktui::tui::embedder::EmbedReq {
+        pane: 0,
+        id: 1,
+        rev: 1,
+        key: Some(key),
+        config: c,
+        text: Arc::from(text.as_str()),
+        cancel: chunktui::embedding::CancelFlag::new(),
+        first: Some(0..2000),
+    };
+    let msgs = chunktui::tui::embedder::run_sync(&req);
+    let part = msgs.iter().position(|m| matches!(m, Msg::AnalyzedPart { .. })).expect("a part first");
+    let whole = msgs.iter().position(|m| matches!(m, Msg::Analyzed { result: Ok(_), .. })).expect("then the whole");
+    assert!(part < whole);
+    let (Msg::AnalyzedPart { result: p, .. }, Msg::Analyzed { result: Ok(w), .. }) = (&msgs[part], &msgs[whole]) else {
+        unreachable!()
+    };
+    assert!(p.analysis.sentences.iter().all(|s| s.start < 2000));
+    assert!(p.analysis.len() * 10 < w.analysis.len(), "{} of {}", p.analysis.len(), w.analysis.len());
+}

@@ -34,8 +34,8 @@ fn run(m: &mut Model, cmds: Vec<Cmd>) {
                 let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
                 queue.extend(update(m, Msg::Chunked { pane, rev, result }));
             }
-            Cmd::Embed { pane, id, rev, key, config, text, cancel } => {
-                let req = chunktui::tui::embedder::EmbedReq { pane, id, rev, key, config, text, cancel };
+            Cmd::Embed { pane, id, rev, key, config, text, cancel, first } => {
+                let req = chunktui::tui::embedder::EmbedReq { pane, id, rev, key, config, text, cancel, first };
                 for msg in chunktui::tui::embedder::run_sync(&req) {
                     queue.extend(update(m, msg));
                 }

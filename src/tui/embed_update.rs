@@ -42,7 +42,8 @@ pub fn analyzed(m: &mut Model, id: u64, result: Result<Analyzed, String>) -> Vec
         let pane = &mut m.panes[q];
         pane.sem.model_id = Some(entry.model_id.clone());
         pane.sem.warnings = warnings.clone();
-        if pane.shown_rev != pane.rev {
+        if pane.shown_rev != pane.rev || pane.sem.partial {
+            pane.sem.partial = false;
             cmds.push(semantic::recut_cmd(m, q, &entry));
         }
     }
@@ -52,6 +53,29 @@ pub fn analyzed(m: &mut Model, id: u64, result: Result<Analyzed, String>) -> Vec
     match warnings.first() {
         Some(w) => set_error(m, format!("⚠ {}", w.short())),
         None => set_status(m, format!("model {model}: {n} sentences embedded · threshold keys re-cut instantly")),
+    }
+    cmds
+}
+
+/// The on-screen part of a running job's document, embedded first: cut it
+/// for every pane waiting for this analysis (not cached; the job goes on).
+pub fn analyzed_part(m: &mut Model, id: u64, part: Analyzed) -> Vec<Cmd> {
+    let Some(p) = owner(m, id) else { return vec![] };
+    let key = m.panes[p].sem.job.as_ref().and_then(|j| j.key.clone());
+    if key.as_ref() != Some(&part.key) {
+        return vec![];
+    }
+    let entry = Cached { key: part.key, analysis: part.analysis, sized_for: part.sized_for, model_id: part.model_id };
+    let mut cmds = Vec::new();
+    let wanting: Vec<usize> = (0..2).filter(|&q| wants(m, q, &entry.key)).collect();
+    for q in wanting {
+        if m.panes[q].shown_rev != m.panes[q].rev {
+            m.panes[q].sem.partial = true;
+            cmds.push(semantic::recut_cmd(m, q, &entry));
+        }
+    }
+    if !cmds.is_empty() {
+        set_status(m, format!("cuts shown for the {} sentences on screen; embedding the rest…", entry.analysis_len()));
     }
     cmds
 }

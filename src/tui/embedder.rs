@@ -23,6 +23,8 @@ pub struct EmbedReq {
     pub config: ChunkConfig,
     pub text: Arc<str>,
     pub cancel: CancelFlag,
+    /// Embed the sentences of this byte range first (see [`Msg::AnalyzedPart`]).
+    pub first: Option<std::ops::Range<usize>>,
 }
 
 /// What the embedding thread does with finished chunks besides reporting them
@@ -94,6 +96,23 @@ fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()>
     let model_id = model.model_id().to_string();
     match &req.key {
         Some(key) => {
+            let sized_for = (req.config.unit, req.config.tokenizer.clone());
+            if let Some(part) = visible_part(req, key, model.as_ref(), &chunker, ctl) {
+                match part {
+                    Ok(a) => {
+                        let result = Analyzed {
+                            key: key.clone(),
+                            analysis: Arc::new(a),
+                            model_id: model_id.clone(),
+                            sized_for: sized_for.clone(),
+                        };
+                        send(Msg::AnalyzedPart { pane, id, result })?;
+                    }
+                    Err(Error::Cancelled) => return Ok(()),
+                    // The whole analysis below reports the error.
+                    Err(_) => {}
+                }
+            }
             let analysis = chunker
                 .sizer
                 .index(&req.text)
@@ -104,12 +123,7 @@ fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()>
                 Ok(a) => send(Msg::Analyzed {
                     pane,
                     id,
-                    result: Ok(Analyzed {
-                        key: key.clone(),
-                        analysis: Arc::new(a),
-                        model_id,
-                        sized_for: (req.config.unit, req.config.tokenizer.clone()),
-                    }),
+                    result: Ok(Analyzed { key: key.clone(), analysis: Arc::new(a), model_id, sized_for }),
                 }),
             }
         }
@@ -128,6 +142,31 @@ fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()>
             }
         },
     }
+}
+
+/// The analysis of the sentences overlapping `req.first`, when that is a
+/// real part of the document (None otherwise). Its windows stop at the
+/// part's edges; the whole analysis that follows replaces it. The embedding
+/// cache keeps what it embedded, so the whole pays little for it twice.
+fn visible_part(
+    req: &EmbedReq,
+    key: &AnalysisKey,
+    model: &dyn crate::embedding::Embedder,
+    chunker: &crate::Chunker,
+    ctl: Control<'_>,
+) -> Option<crate::Result<SemanticAnalysis>> {
+    let first = req.first.clone()?;
+    let all = crate::segment::sentences(&req.text);
+    let part: Vec<_> = all.iter().filter(|s| s.start < first.end && s.end > first.start).cloned().collect();
+    if part.is_empty() || part.len() * 2 > all.len() {
+        return None; // most of the document: just embed it all
+    }
+    Some(
+        chunker
+            .sizer
+            .index(&req.text)
+            .and_then(|index| SemanticAnalysis::compute(&req.text, part, key.buffer, model, &index, ctl)),
+    )
 }
 
 /// Chunks from a cached analysis: the re-cut a threshold key asks for. No

@@ -66,6 +66,13 @@ pub enum Msg {
         id: u64,
         result: Result<Analyzed, String>,
     },
+    /// The part of an analysis job's document that was on screen, embedded
+    /// first: cut and shown, not cached; the whole analysis follows.
+    AnalyzedPart {
+        pane: usize,
+        id: u64,
+        result: Analyzed,
+    },
     /// A whole langchain-semantic / late run finished on the embedding thread.
     ModelChunked {
         pane: usize,
@@ -119,6 +126,10 @@ pub enum Cmd {
         config: ChunkConfig,
         text: Arc<str>,
         cancel: CancelFlag,
+        /// Embed the sentences of this byte range (what is on screen) first
+        /// and report them as a [`Msg::AnalyzedPart`]: a long document shows
+        /// cuts where the user looks long before the rest is embedded.
+        first: Option<std::ops::Range<usize>>,
     },
     /// Cut again from a cached analysis (on the chunker thread; no embedding).
     /// `resize`: the analysis was sized in another unit or tokenizer.

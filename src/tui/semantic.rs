@@ -74,6 +74,9 @@ pub struct SemState {
     /// The model that made the chunks on screen, and what it warns about.
     pub model_id: Option<String>,
     pub warnings: Vec<ModelWarning>,
+    /// The chunks on screen were cut from the visible part of the
+    /// document only; the whole analysis must re-cut them.
+    pub partial: bool,
 }
 
 /// Analyses kept at once (a few: A/B panes, a reload, a buffer change).
@@ -124,7 +127,24 @@ pub fn request(m: &mut Model, pane: usize) -> Option<Cmd> {
     let id = m.next_job;
     let cancel = CancelFlag::new();
     m.panes[pane].sem.job = Some(Job { id, key: key.clone(), cancel: cancel.clone(), done: 0, total: 0 });
-    Some(Cmd::Embed { pane, id, rev, key, config, text: m.text.clone(), cancel })
+    let first = key.as_ref().and_then(|_| on_screen(m));
+    Some(Cmd::Embed { pane, id, rev, key, config, text: m.text.clone(), cancel, first })
+}
+
+/// Documents at least this long embed what is on screen first.
+pub const FIRST_PART_BYTES: usize = 16 * 1024;
+
+/// The bytes on screen and a screen below, for a document long enough that
+/// embedding them first is worth it.
+fn on_screen(m: &Model) -> Option<std::ops::Range<usize>> {
+    if m.text.len() < FIRST_PART_BYTES || m.layout.len() == 0 {
+        return None;
+    }
+    let rows = m.screen.height.max(1) as usize;
+    let start = m.layout.start_of(m.top.min(m.layout.len() - 1));
+    let last = (m.top + 2 * rows).min(m.layout.len() - 1);
+    let end = m.layout.start_of(last).max(start + 1).min(m.text.len());
+    Some(start..end)
 }
 
 /// A pane waits for this analysis: its strategy re-cuts and its settings map to `key`.

@@ -90,6 +90,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         }
         Msg::EmbedProgress { id, done, total, .. } => super::embed_update::progress(m, id, done, total),
         Msg::Analyzed { id, result, .. } => super::embed_update::analyzed(m, id, result),
+        Msg::AnalyzedPart { id, result, .. } => super::embed_update::analyzed_part(m, id, result),
         msg @ Msg::ModelChunked { .. } => super::embed_update::model_chunked(m, msg),
         Msg::RetrieveProgress { pane, id, done, total } => super::probe::progress(m, pane, id, done, total),
         Msg::Retrieved { pane, id, result } => super::probe::retrieved(m, pane, id, result),

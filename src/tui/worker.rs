@@ -122,8 +122,8 @@ impl Runtime {
             Cmd::Recut { pane, rev, config, text, analysis, resize } => {
                 let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text, analysis: Some((analysis, resize)) });
             }
-            Cmd::Embed { pane, id, rev, key, config, text, cancel } => {
-                let _ = self.embed_tx.send(EmbedReq { pane, id, rev, key, config, text, cancel });
+            Cmd::Embed { pane, id, rev, key, config, text, cancel, first } => {
+                let _ = self.embed_tx.send(EmbedReq { pane, id, rev, key, config, text, cancel, first });
             }
             Cmd::Retrieve(req) => {
                 let _ = self.retrieve_tx.send(req);
