@@ -137,7 +137,7 @@ pub const FIRST_PART_BYTES: usize = 16 * 1024;
 /// The bytes on screen and a screen below, for a document long enough that
 /// embedding them first is worth it.
 fn on_screen(m: &Model) -> Option<std::ops::Range<usize>> {
-    if m.text.len() < FIRST_PART_BYTES || m.layout.len() == 0 {
+    if m.text.len() < FIRST_PART_BYTES || m.layout.is_empty() {
         return None;
     }
     let rows = m.screen.height.max(1) as usize;
