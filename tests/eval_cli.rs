@@ -221,6 +221,23 @@ fn sweep_skips_what_cannot_work_and_lists_belong_to_sweep_only() {
     let out = sweep(dir.path(), &["--retriever", "bm25", "--size", "100", "--overlap", "200,300"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no combination of the given settings is valid"));
+    // A device as the results file is refused, not read for ever.
+    let out = Command::new(BIN)
+        .args([
+            "sweep",
+            "samples",
+            "--queries",
+            "samples/questions.jsonl",
+            "--retriever",
+            "bm25",
+            "--results",
+            "/dev/zero",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
     let out = sweep(dir.path(), &["--retriever", "bm25", "--metric", "f1"]);
     assert_eq!(out.status.code(), Some(2));
     let out = Command::new(BIN)

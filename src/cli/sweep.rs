@@ -262,11 +262,12 @@ fn describe(p: &Point) -> String {
 
 /// Results of earlier runs of these combinations, from the results file.
 fn previous(path: &Path, points: &[Point]) -> Result<Vec<Outcome>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(path, &e)),
-    };
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(Vec::new()); // a first run
+    }
+    // A regular file only: a device such as /dev/zero would never end.
+    let cap = crate::input::Cap { what: "results file", streams: false, ..crate::input::Cap::document() };
+    let text = crate::input::read_text_capped(path, &cap)?;
     // A line cut short by an interruption is simply redone.
     Ok(text
         .lines()
