@@ -152,7 +152,7 @@ fn build_retriever(
     let dense = match progress {
         Some(p) => Dense::new(model, &pool.texts, Control::new(p, None))?,
         None => {
-            let bar = progress_bar(pool.texts.len());
+            let bar = progress_bar(pool.texts.len(), "embedding chunks {bar:30} {pos}/{len} · {eta} left");
             let p = |done: usize, _: usize| bar.set_position(done as u64);
             let dense = Dense::new(model, &pool.texts, Control::new(&p, None))?;
             bar.finish_and_clear();
@@ -166,15 +166,15 @@ fn build_retriever(
     Ok((retriever, Some(name)))
 }
 
-/// Embedding every chunk can take a while: a bar on a terminal, nothing in a pipe.
-fn progress_bar(len: usize) -> indicatif::ProgressBar {
+/// A bar with this template at a terminal; hidden in a pipe.
+pub(super) fn progress_bar(len: usize, template: &str) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len as u64);
-    let style = indicatif::ProgressStyle::with_template("embedding chunks {bar:30} {pos}/{len} · {eta} left")
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let style =
+        indicatif::ProgressStyle::with_template(template).unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     bar
 }

@@ -8,7 +8,7 @@
 use super::args::SweepCmd;
 use super::args::Values;
 use super::commands::emit;
-use super::eval::{check_k, json_value, questions, run_one, Corpus, METRICS};
+use super::eval::{check_k, json_value, progress_bar, questions, run_one, Corpus, METRICS};
 use super::ChunkFlags;
 use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
@@ -91,7 +91,7 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
             cmd.results.display()
         );
     }
-    let bar = progress(todo.len());
+    let bar = progress_bar(todo.len(), "sweep {bar:30} {pos}/{len} · {elapsed} · {eta} left");
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(todo.len().max(1));
@@ -278,18 +278,6 @@ fn previous(path: &Path, points: &[Point]) -> Result<Vec<Outcome>> {
 
 fn open_results(path: &Path) -> Result<std::fs::File> {
     std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| Error::io_write(path, &e))
-}
-
-fn progress(len: usize) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    let style = indicatif::ProgressStyle::with_template("sweep {bar:30} {pos}/{len} · {elapsed} · {eta} left")
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar
 }
 
 /// Indices of the outcomes no other beats on both the metric (higher) and

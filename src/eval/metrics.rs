@@ -32,7 +32,7 @@ pub struct Located {
 }
 
 /// One question's scores, each in 0..=1.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
 pub struct Scores {
     pub recall: f64,
     pub precision: f64,

@@ -57,33 +57,9 @@ impl<'a> Pool<'a> {
 pub struct Answered {
     pub question: String,
     #[serde(flatten)]
-    pub scores: ScoresOut,
+    pub scores: Scores,
     /// Indices into the pool of the retrieved chunks, best first.
     pub retrieved: Vec<usize>,
-}
-
-/// [`Scores`] as they are printed.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct ScoresOut {
-    pub recall: f64,
-    pub precision: f64,
-    pub iou: f64,
-    pub precision_omega: f64,
-    pub hit: f64,
-    pub reciprocal_rank: f64,
-}
-
-impl From<Scores> for ScoresOut {
-    fn from(s: Scores) -> Self {
-        ScoresOut {
-            recall: s.recall,
-            precision: s.precision,
-            iou: s.iou,
-            precision_omega: s.precision_omega,
-            hit: s.hit,
-            reciprocal_rank: s.reciprocal_rank,
-        }
-    }
 }
 
 /// The scores of a question set.
@@ -105,7 +81,7 @@ pub fn evaluate(pool: &Pool<'_>, questions: &[Resolved], retriever: &dyn Retriev
         scores.push(s);
         per_question.push(Answered {
             question: q.question.clone(),
-            scores: s.into(),
+            scores: s,
             retrieved: hits.iter().map(|h| h.chunk).collect(),
         });
     }
