@@ -12,18 +12,23 @@ use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::embedding::{Control, Embedder};
 use crate::error::Result;
-use crate::size::Sizer;
 use crate::strategy::Configured;
 use std::sync::Arc;
 
-/// A configured chunker. Cheap to clone and share between threads.
+/// A configured chunker. Cheap to clone and share between threads. Its
+/// normalised, validated `config` and its `sizer` are those of the
+/// [`Configured`] strategy it derefs to.
 #[derive(Clone)]
 pub struct Chunker {
-    /// Normalised and validated.
-    pub config: ChunkConfig,
-    pub sizer: Sizer,
     configured: Configured,
     embedder: Option<Arc<dyn Embedder>>,
+}
+
+impl std::ops::Deref for Chunker {
+    type Target = Configured;
+    fn deref(&self) -> &Configured {
+        &self.configured
+    }
 }
 
 impl std::fmt::Debug for Chunker {
@@ -36,8 +41,7 @@ impl Chunker {
     /// Validate the config and load what it names (tokenizer, separators).
     /// A model is loaded on first use, not here.
     pub fn new(config: &ChunkConfig) -> Result<Self> {
-        let configured = Configured::new(config)?;
-        Ok(Chunker { config: configured.config.clone(), sizer: configured.sizer.clone(), configured, embedder: None })
+        Ok(Chunker { configured: Configured::new(config)?, embedder: None })
     }
 
     /// Use this embedding model for the model strategies.
