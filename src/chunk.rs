@@ -27,6 +27,26 @@ pub struct ChunkMeta {
     /// Free-form key/value metadata (LangChain header metadata, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<(String, String)>,
+    /// Source code: the symbols enclosing the chunk, outermost first
+    /// (`impl Searcher`, `fn find`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<String>,
+    /// HTML: the element path of the section the chunk starts in, which maps
+    /// its offsets (into the extracted text) back to the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    /// PDF: the first and last page the chunk's text comes from, 1-based.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<[u32; 2]>,
+    /// Hierarchical chunks: an id stable across runs of the same config on
+    /// the same text, the id of the enclosing chunk one level up (absent at
+    /// the top), and the level (0 = the largest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u8>,
 }
 
 impl Chunk {
