@@ -47,6 +47,21 @@ pub struct ChunkMeta {
     pub parent_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<u8>,
+    /// Contextual text (`[embed_text]`): what a pipeline should embed for this
+    /// chunk. Exported next to the text (`embed_text`, `embed_size`,
+    /// `embed_tokens` in a record), not inside `meta`.
+    #[serde(skip)]
+    pub embed: Option<EmbedText>,
+}
+
+/// The text to embed for a chunk and its sizes (see [`crate::contextual`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbedText {
+    pub text: String,
+    /// In the config's unit, as `Chunk::size` is.
+    pub size: usize,
+    /// In the config's tokenizer's tokens, whatever the unit.
+    pub tokens: usize,
 }
 
 impl Chunk {

@@ -92,6 +92,8 @@ pub struct ChunkConfig {
     pub langchain: LangchainOptions,
     #[serde(default, skip_serializing_if = "SemanticOptions::is_default")]
     pub semantic: SemanticOptions,
+    #[serde(default, skip_serializing_if = "EmbedTextOptions::is_default")]
+    pub embed_text: EmbedTextOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -112,6 +114,7 @@ impl Default for ChunkConfig {
             markdown: MarkdownOptions::default(),
             langchain: LangchainOptions::default(),
             semantic: SemanticOptions::default(),
+            embed_text: EmbedTextOptions::default(),
         }
     }
 }
@@ -310,6 +313,22 @@ impl Default for SemanticOptions {
     }
 }
 
+/// Contextual text (`[embed_text]`): next to each chunk's text, the text a
+/// pipeline should embed — the chunk's heading path, enclosing code symbols
+/// or pages first — with its own size, so that what is embedded can be
+/// held to the size limit (see [`crate::contextual`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmbedTextOptions {
+    /// Emit `embed_text` with every chunk (`--embed-text`).
+    #[serde(default)]
+    pub enabled: bool,
+    /// `size` limits `embed_text`, not just the text: a chunk that its
+    /// context pushes over is cut again (`--embed-text-fit`; implies `enabled`).
+    #[serde(default)]
+    pub fit: bool,
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -317,7 +336,7 @@ macro_rules! is_default {
         }
     )*};
 }
-is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions);
+is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions, EmbedTextOptions);
 
 impl ChunkConfig {
     /// Apply what a strategy implies: `langchain-token` always counts tokens;
@@ -330,6 +349,9 @@ impl ChunkConfig {
         }
         if spec.needs_model && self.semantic.model.is_none() {
             self.semantic.model = Some(DEFAULT_MODEL.to_string());
+        }
+        if self.embed_text.fit {
+            self.embed_text.enabled = true;
         }
     }
 
@@ -393,6 +415,9 @@ impl ChunkConfig {
         }
         self.validate_counts(&mut problems);
         self.validate_semantic(&mut problems);
+        if let Some(problem) = crate::contextual::fit_problem(self) {
+            problems.push(problem);
+        }
         if problems.is_empty() {
             Ok(())
         } else {

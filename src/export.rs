@@ -23,6 +23,13 @@ pub struct ChunkRecord<'a> {
     pub size: usize,
     pub text: &'a str,
     pub meta: &'a ChunkMeta,
+    /// What to embed for this chunk and its sizes (`[embed_text]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed_text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed_size: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed_tokens: Option<usize>,
     /// The chunk's vector (late chunking with `--embeddings`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding: Option<&'a [f32]>,
@@ -42,6 +49,9 @@ pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> Vec<ChunkRecord<'a>> {
             size: c.size,
             text: c.text(text),
             meta: &c.meta,
+            embed_text: c.meta.embed.as_ref().map(|e| e.text.as_str()),
+            embed_size: c.meta.embed.as_ref().map(|e| e.size),
+            embed_tokens: c.meta.embed.as_ref().map(|e| e.tokens),
             embedding: None,
         })
         .collect()

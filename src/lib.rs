@@ -20,6 +20,7 @@
 pub mod chunk;
 pub mod chunker;
 pub mod config;
+pub mod contextual;
 pub mod document;
 pub mod embedding;
 pub mod error;

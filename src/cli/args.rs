@@ -317,6 +317,12 @@ pub struct ChunkFlags {
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
           value_parser = whole("--model-max-tokens", MIN_MODEL_TOKENS))]
     pub model_max_tokens: Option<usize>,
+    /// Emit embed_text with each chunk: its heading path (or code symbols, or pages), a blank line, its text.
+    #[arg(long, global = true)]
+    pub embed_text: bool,
+    /// Hold embed_text to --size: chunks their context pushes over are cut again (implies --embed-text).
+    #[arg(long, global = true)]
+    pub embed_text_fit: bool,
     /// Replace invalid UTF-8 with U+FFFD instead of refusing the file.
     #[arg(long, global = true)]
     pub lossy: bool,
@@ -530,6 +536,8 @@ impl ChunkFlags {
         if let Some(n) = self.min_size {
             c.semantic.min_size = n;
         }
+        c.embed_text.enabled |= self.embed_text || self.embed_text_fit;
+        c.embed_text.fit |= self.embed_text_fit;
         c.validate()?;
         Ok(c)
     }

@@ -168,7 +168,8 @@ impl Configured {
     /// Cut `text`; `model` is needed by the model strategies only.
     pub fn chunk(&self, text: &str, model: Option<&dyn Embedder>, control: Control<'_>) -> Result<Vec<Chunk>> {
         let cx = Context { config: &self.config, sizer: &self.sizer, model, control };
-        self.strategy.chunk(text, &cx)
+        let chunks = self.strategy.chunk(text, &cx)?;
+        crate::contextual::attach(chunks, text, self)
     }
 }
 
