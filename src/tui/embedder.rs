@@ -202,6 +202,8 @@ pub fn recut_now(
         analysis
     };
     let chunks = semantic::chunks_from_analysis(&recut, a, text, &index, &configured.config);
+    // The same embed text as the chunker gives (fit is refused for model strategies).
+    let chunks = crate::contextual::attach(chunks, text, &configured).map_err(|e| e.to_string())?;
     let stats = Stats::compute(&chunks, text, Some(config.size));
     Ok((chunks, stats))
 }

@@ -51,6 +51,8 @@ pub enum Action {
     CycleRetriever,
     SortByScore,
     NextQuestion,
+    /// Contextual text: off, on, on and held to the size.
+    CycleEmbedText,
     /// Does nothing: unbinds a default key.
     None,
 }

@@ -88,11 +88,36 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
                 c.sentence.overlap_sentences
             )
         }
+        Action::CycleEmbedText => cycle_embed_text(c),
         _ => return None,
     };
     // e.g. langchain-token always counts tokens: the view must say so.
     c.normalize();
+    // A strategy that cannot hold embed text to the size keeps showing it.
+    if crate::contextual::fit_problem(c).is_some() {
+        c.embed_text.fit = false;
+    }
     Some(msg)
+}
+
+/// Off, then embed text shown, then held to the size (where the strategy
+/// can), then off.
+fn cycle_embed_text(c: &mut ChunkConfig) -> String {
+    let e = &mut c.embed_text;
+    (e.enabled, e.fit) = match (e.enabled, e.fit) {
+        (false, _) => (true, false),
+        (true, false) => (true, true),
+        (true, true) => (false, false),
+    };
+    if crate::contextual::fit_problem(c).is_some() {
+        c.embed_text = Default::default();
+        return format!("embed text off ({} cannot hold it to the size)", c.strategy);
+    }
+    match (c.embed_text.enabled, c.embed_text.fit) {
+        (true, false) => "embed text on: heading path + text, beside each chunk".to_string(),
+        (true, true) => format!("embed text held to size {} {}", c.size, c.unit),
+        _ => "embed text off".to_string(),
+    }
 }
 
 /// The strategy's own option (its row of the strategy table says which).

@@ -108,7 +108,42 @@ pub fn stats(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let lines = stats_lines(m, p, theme);
     let n = lines.len() as u16;
     Paragraph::new(lines).render(inner, buf);
-    histogram(m, p, theme, Rect { y: inner.y + n, height: inner.height.saturating_sub(n), ..inner }, buf);
+    let below = Rect { y: inner.y + n, height: inner.height.saturating_sub(n), ..inner };
+    if m.panes[p].config.embed_text.enabled {
+        embedded_as(m, p, theme, below, buf);
+    } else {
+        histogram(m, p, theme, below, buf);
+    }
+}
+
+/// With embed text on, in place of the histogram: what the chosen chunk (or
+/// the first) is embedded as, context line highlighted, with its sizes.
+fn embedded_as(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let pane = &m.panes[p];
+    let at = if p == m.active { m.selected.unwrap_or(0) } else { 0 };
+    let Some(embed) = pane.chunks.get(at).and_then(|c| c.meta.embed.as_ref()) else {
+        return;
+    };
+    let title = format!(
+        "#{at} embedded: {} {} · {} tok{}",
+        embed.size,
+        pane.config.unit,
+        embed.tokens,
+        if pane.config.embed_text.fit { " (held to size)" } else { "" }
+    );
+    let mut lines = vec![Line::styled(title, theme.accent)];
+    // The context line is what the embed text holds in front of the chunk's own text.
+    let chunk_text = pane.chunks[at].checked_text(&m.text).unwrap_or_default();
+    let context = embed.text.strip_suffix(chunk_text).and_then(|c| c.strip_suffix(crate::contextual::SEPARATOR));
+    let (context, text) = match context {
+        Some(context) => (context, chunk_text),
+        None => ("", embed.text.as_str()),
+    };
+    if !context.is_empty() {
+        lines.push(Line::styled(context.to_string(), theme.warn));
+    }
+    lines.extend(text.lines().map(|l| Line::styled(l.to_string(), theme.text)));
+    Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }).render(area, buf);
 }
 
 /// Chunk sizes as a sparkline over [0, max], with the axis ends labelled.
