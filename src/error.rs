@@ -15,6 +15,9 @@ pub enum Error {
     Model(String),
     /// A file could not be read or written.
     Io(String),
+    /// Not a failure to run: a check the user asked to fail on found what it
+    /// looks for (`chunktui diff --fail-on changed`). Exit status 1, not 2.
+    Changed(String),
     /// A newer request replaced this one and it stopped between batches:
     /// not a failure, nothing to report.
     Cancelled,
@@ -66,7 +69,12 @@ fn shell_word(s: &str) -> String {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Config(m) | Error::Input(m) | Error::Tokenizer(m) | Error::Model(m) | Error::Io(m) => f.write_str(m),
+            Error::Config(m)
+            | Error::Input(m)
+            | Error::Tokenizer(m)
+            | Error::Model(m)
+            | Error::Io(m)
+            | Error::Changed(m) => f.write_str(m),
             Error::Cancelled => f.write_str("cancelled by a newer request"),
         }
     }

@@ -21,6 +21,7 @@ pub mod chunk;
 pub mod chunker;
 pub mod config;
 pub mod contextual;
+pub mod diff;
 pub mod document;
 pub mod embedding;
 pub mod error;

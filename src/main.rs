@@ -14,6 +14,12 @@ fn main() -> ExitCode {
     };
     match chunktui::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // A check that found what it fails on (`diff --fail-on changed`): its
+        // report is printed; the one line says why the status is 1.
+        Err(chunktui::Error::Changed(why)) => {
+            eprintln!("chunktui: {why}");
+            ExitCode::from(1)
+        }
         Err(err) => {
             let msg = err.to_string();
             let mut lines = msg.lines();

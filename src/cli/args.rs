@@ -86,6 +86,9 @@ pub enum Command {
     /// Try every combination of settings (comma lists) on your questions; rank them; write the best as a config.
     #[command(after_help = SWEEP_HELP)]
     Sweep(SweepCmd),
+    /// Compare two chunkings (configs or chunk files): boundaries added, removed and moved.
+    #[command(after_help = DIFF_HELP)]
+    Diff(DiffCmd),
     /// Work with config files.
     #[command(subcommand)]
     Config(ConfigCmd),
@@ -113,6 +116,45 @@ pub struct ChunkCmd {
     #[arg(long)]
     pub embeddings: bool,
 }
+
+#[derive(Args, Debug)]
+pub struct DiffCmd {
+    /// The old side: a config (.toml, or .json holding `version`) or a chunk file (JSONL or a JSON list).
+    pub a: PathBuf,
+    /// The new side, the same kinds as A.
+    pub b: PathBuf,
+    /// Documents to chunk with a config side (and to check a chunk file's offsets against).
+    pub files: Vec<PathBuf>,
+    /// Print JSON: per file, chunk counts, identical chunks, added/removed/moved boundaries.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when the chunks changed (for CI); the default never fails on a difference.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = FailOn::Never)]
+    pub fail_on: FailOn,
+    /// List every differing boundary (default: the first 20 per file).
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Any chunk that is not in both.
+    Changed,
+    Never,
+}
+
+const DIFF_HELP: &str = "\
+Examples:
+  chunktui diff old.toml new.toml docs/guide.md          two configs on one document
+  chunktui diff before.jsonl after.jsonl                 two chunk files (records with a `path` are paired by it)
+  chunktui diff chunktui.toml langchain.jsonl guide.md   a config against another tool's chunks
+  chunktui diff main.toml pr.toml docs/*.md --fail-on changed   in CI: exit 1 if any chunk moved
+
+A boundary is where a chunk starts or ends, in code points. Between boundaries both sides share,
+boundaries only one side has are paired in order as moved; the rest are added (only in B) or removed
+(only in A). Chunk records may carry char_start/char_end (chunktui), start/end or start_index (checked
+against `text` as code points, then bytes), or only text (found in the document in order).
+Exit status: 0, or 1 with --fail-on changed when something differs, 2 on bad input.";
 
 #[derive(Args, Debug)]
 pub struct StatsCmd {

@@ -19,6 +19,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Stats(cmd)) => stats(cmd),
         Some(Command::Eval(cmd)) => super::eval::run(cmd),
         Some(Command::Sweep(cmd)) => super::sweep::run(cmd),
+        Some(Command::Diff(cmd)) => super::diff::run(cmd),
         Some(Command::Config(ConfigCmd::Check { file })) => {
             let config = ChunkConfig::load(&file)?;
             let line = format!(

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod commands;
+mod diff;
 mod eval;
 #[cfg(feature = "embed")]
 pub mod setup;
