@@ -54,9 +54,9 @@ if [ $# -eq 0 ]; then
 fi
 cargo test --locked --all-features "$@"
 
-# The Python side (only for a whole run): typed (mypy --strict) and tested
-# with pytest, in target/venv with the pinned packages of bench/requirements.txt.
-# The tests compare bench/onnx_peer.py with the chunktui binary just built.
+# The Python side (only for a whole run): typed (mypy --strict, mypy.ini) and
+# tested with pytest, in target/venv with the pinned packages of
+# bench/requirements.txt. The tests drive the chunktui binary just built.
 if [ $# -eq 0 ]; then
   echo "test.sh: Python tests (target/venv from PyPI, mypy --strict, pytest)" >&2
   stamp=target/venv/.requirements
@@ -66,8 +66,8 @@ if [ $# -eq 0 ]; then
     target/venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt
     cp bench/requirements.txt "$stamp"
   fi
-  target/venv/bin/mypy --config-file bench/mypy.ini bench/
-  CHUNKTUI_BIN="$PWD/target/debug/chunktui" target/venv/bin/python -m pytest -q -p no:cacheprovider bench/
+  target/venv/bin/mypy bench tests/python
+  CHUNKTUI_BIN="$PWD/target/debug/chunktui" target/venv/bin/python -m pytest -q -p no:cacheprovider bench tests/python
 fi
 
 # The builds without the model layer (only for a whole run): the core alone

@@ -23,7 +23,7 @@ pub const MAX_COUNT: usize = u32::MAX as usize;
 /// model's special tokens and some text.
 pub const MIN_MODEL_TOKENS: usize = 4;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {
     /// Unicode code points (Python's `len(str)`).
@@ -66,7 +66,7 @@ pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2-int8";
 /// The tokenizer used when `unit = "tokens"` and none is named.
 pub const DEFAULT_TOKENIZER: &str = "cl100k_base";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChunkConfig {
     /// Config format version; files from a newer chunktui are refused.
@@ -120,7 +120,7 @@ impl Default for ChunkConfig {
 }
 
 /// Separators for `recursive`: a named preset or an explicit list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RecursiveOptions {
     /// `english`, `chinese`, `markdown`, `rust`, `python`, `javascript`, `go`,
@@ -139,7 +139,7 @@ impl Default for RecursiveOptions {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SentenceOptions {
     /// Pack at most this many sentences into a chunk (0 = only the size limit).
@@ -154,7 +154,7 @@ impl Default for SentenceOptions {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MarkdownOptions {
     /// Heading levels that start a new chunk (1 = `#`).
@@ -168,21 +168,21 @@ impl Default for MarkdownOptions {
 }
 
 /// Keep-separator modes of LangChain's splitters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum KeepSeparator {
     Bool(bool),
     Side(SeparatorSide),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SeparatorSide {
     Start,
     End,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LangchainOptions {
     /// `CharacterTextSplitter(separator=...)`.
@@ -222,7 +222,7 @@ impl Default for LangchainOptions {
 }
 
 /// Threshold types for semantic breakpoints (LangChain's names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ThresholdType {
     Percentile,
@@ -264,7 +264,7 @@ impl ThresholdType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SemanticOptions {
     /// Model directory (ONNX export + tokenizer.json); `None` = the default
@@ -313,11 +313,19 @@ impl Default for SemanticOptions {
     }
 }
 
+/// The config file's JSON Schema, generated from these types (what
+/// `chunktui config schema` prints; assets/config.schema.json holds a copy
+/// that tests/assets.rs keeps in step).
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(ChunkConfig);
+    format!("{}\n", serde_json::to_string_pretty(&schema).expect("a schema serialises"))
+}
+
 /// Contextual text (`[embed_text]`): next to each chunk's text, the text a
 /// pipeline should embed — the chunk's heading path, enclosing code symbols
 /// or pages first — with its own size, so that what is embedded can be
 /// held to the size limit (see [`crate::contextual`]).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmbedTextOptions {
     /// Emit `embed_text` with every chunk (`--embed-text`).

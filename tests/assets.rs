@@ -105,3 +105,23 @@ fn separator_presets_keep_their_names_order_and_aliases() {
     let err = Separators::preset("klingon").unwrap_err().to_string();
     assert!(err.contains("use one of english, chinese, markdown, rust, python, javascript, go, java, c"), "{err}");
 }
+
+/// assets/config.schema.json is what the Rust types generate: a change to
+/// the config without regenerating it fails here.
+#[test]
+fn checked_in_config_schema_matches_the_types() {
+    let checked_in = include_str!("../assets/config.schema.json");
+    let generated = chunktui::config::json_schema();
+    assert!(
+        checked_in == generated,
+        "assets/config.schema.json is out of date: run `cargo run -- config schema > assets/config.schema.json` \
+         and commit it"
+    );
+    let schema: serde_json::Value = serde_json::from_str(&generated).unwrap();
+    // Every top-level key of a config is described, and unknown keys are refused as the parser refuses them.
+    let defaults = defaults_as_toml();
+    for key in defaults.keys() {
+        assert!(schema["properties"].get(key).is_some(), "{key} is not in the schema");
+    }
+    assert_eq!(schema["additionalProperties"], false);
+}

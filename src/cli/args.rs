@@ -274,6 +274,8 @@ pub enum ConfigCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Print the config file's JSON Schema (for editors and CI validation; also in assets/config.schema.json).
+    Schema,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -42,6 +42,7 @@ pub fn run(cli: Cli) -> Result<()> {
             }
             emit(if json { config.to_json() } else { config.to_toml() }.as_bytes(), None)
         }
+        Some(Command::Config(ConfigCmd::Schema)) => emit(crate::config::json_schema().as_bytes(), None),
         #[cfg(feature = "embed")]
         Some(Command::Setup(args)) => crate::cli::setup::run(&args),
         #[cfg(feature = "tui")]

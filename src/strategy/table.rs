@@ -77,6 +77,20 @@ impl std::fmt::Display for StrategyKind {
     }
 }
 
+/// In the config's JSON Schema: one of the table's names.
+impl schemars::JsonSchema for StrategyKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StrategyKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "How the text is cut: one of the strategy table's names (see `chunktui chunk --help`).",
+            "enum": StrategyKind::NAMES,
+        })
+    }
+}
+
 impl serde::Serialize for StrategyKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
