@@ -92,6 +92,8 @@ pub struct ChunkConfig {
     pub langchain: LangchainOptions,
     #[serde(default, skip_serializing_if = "SemanticOptions::is_default")]
     pub semantic: SemanticOptions,
+    #[serde(default, skip_serializing_if = "HierarchicalOptions::is_default")]
+    pub hierarchical: HierarchicalOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -112,6 +114,7 @@ impl Default for ChunkConfig {
             markdown: MarkdownOptions::default(),
             langchain: LangchainOptions::default(),
             semantic: SemanticOptions::default(),
+            hierarchical: HierarchicalOptions::default(),
         }
     }
 }
@@ -310,6 +313,24 @@ impl Default for SemanticOptions {
     }
 }
 
+/// Settings of the `hierarchical` strategy (see [`crate::strategy::hierarchical`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HierarchicalOptions {
+    /// The size of each level in `unit`, largest first (`[2048, 512, 128]`);
+    /// empty: `size`, `size / 4`, `size / 16`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<usize>,
+    /// The strategy that cuts each level (any that needs no model).
+    pub base: StrategyKind,
+}
+
+impl Default for HierarchicalOptions {
+    fn default() -> Self {
+        HierarchicalOptions { levels: Vec::new(), base: StrategyKind::Recursive }
+    }
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -317,7 +338,7 @@ macro_rules! is_default {
         }
     )*};
 }
-is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions);
+is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions, HierarchicalOptions);
 
 impl ChunkConfig {
     /// Apply what a strategy implies: `langchain-token` always counts tokens;
@@ -330,6 +351,9 @@ impl ChunkConfig {
         }
         if spec.needs_model && self.semantic.model.is_none() {
             self.semantic.model = Some(DEFAULT_MODEL.to_string());
+        }
+        if self.strategy == StrategyKind::Hierarchical {
+            crate::strategy::hierarchical::normalize(self);
         }
     }
 
@@ -393,6 +417,7 @@ impl ChunkConfig {
         }
         self.validate_counts(&mut problems);
         self.validate_semantic(&mut problems);
+        crate::strategy::hierarchical::problems(self, &mut problems);
         if problems.is_empty() {
             Ok(())
         } else {

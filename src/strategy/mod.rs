@@ -11,6 +11,7 @@
 
 pub mod document;
 pub mod fixed;
+pub mod hierarchical;
 pub mod langchain;
 pub mod late;
 pub mod markdown;
