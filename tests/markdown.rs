@@ -24,8 +24,7 @@ fn changelog() -> String {
 fn setext_changelog_sections_get_heading_paths_and_stay_apart() {
     let text = changelog();
     let chunks = run(&text, 2000);
-    let paths: Vec<Vec<&str>> =
-        chunks.iter().map(|c| c.meta.headings.iter().map(String::as_str).collect()).collect();
+    let paths: Vec<Vec<&str>> = chunks.iter().map(|c| c.meta.headings.iter().map(String::as_str).collect()).collect();
     for expected in [
         vec!["Changelog"],
         vec!["Changelog", "2.1.0 — 2024-03-02", "Fixed"],
@@ -64,7 +63,8 @@ fn hashes_in_fences_and_html_blocks_are_text() {
 fn lists_and_quotes_stay_whole_when_they_fit() {
     let list = "- first item of a list that goes on for a while\n- second item, also long enough\n- third";
     let quote = "> A quoted paragraph that is long enough\n> to need two lines in the source.";
-    let text = format!("# Notes\n\nSome words before the list, enough of them to matter.\n\n{list}\n\n{quote}\n\nAfter.\n");
+    let text =
+        format!("# Notes\n\nSome words before the list, enough of them to matter.\n\n{list}\n\n{quote}\n\nAfter.\n");
     // The section is over the size, the list and the quote each fit.
     for size in [list.chars().count(), quote.chars().count() + 10] {
         let chunks = run(&text, size);

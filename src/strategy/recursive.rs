@@ -455,7 +455,8 @@ impl Strategy for Recursive {
     /// the whole document gives it.
     fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
         let (c, index) = (cx.config, cx.sizer.index(text)?);
-        let cut = |r: &Range<usize>| ranges_to_chunks(chunk(text, &index, &self.seps, c.size, c.overlap, r.clone()), &index);
+        let cut =
+            |r: &Range<usize>| ranges_to_chunks(chunk(text, &index, &self.seps, c.size, c.overlap, r.clone()), &index);
         Ok(ranges.iter().map(cut).collect())
     }
 }

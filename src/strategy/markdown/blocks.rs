@@ -57,7 +57,8 @@ pub fn blocks(text: &str) -> Vec<Block> {
             Event::End(end) => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 && matches!(end, TagEnd::Heading(_)) {
-                    if let (Some(t), Some(Block { kind: Kind::Heading(_, slot), .. })) = (title.take(), out.last_mut()) {
+                    if let (Some(t), Some(Block { kind: Kind::Heading(_, slot), .. })) = (title.take(), out.last_mut())
+                    {
                         *slot = t.split_whitespace().collect::<Vec<_>>().join(" ");
                     }
                 }
