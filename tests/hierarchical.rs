@@ -120,6 +120,9 @@ fn ids_are_stable_across_runs_and_threads_and_unique() {
     assert!(first.iter().any(|(_, _, r)| changed(r)));
 }
 
+/// A way to break a hierarchy.
+type Breaker = dyn Fn(&mut Vec<Chunk>);
+
 /// The checker is not vacuous: broken hierarchies are caught.
 #[test]
 fn the_checker_catches_broken_hierarchies() {
@@ -134,7 +137,7 @@ fn the_checker_catches_broken_hierarchies() {
         .iter()
         .find(|c| c.meta.level == Some(0) && c.range.start >= good[child].range.end)
         .and_then(|c| c.meta.id.clone());
-    let breakers: [(&str, Box<dyn Fn(&mut Vec<Chunk>)>); 5] = [
+    let breakers: [(&str, Box<Breaker>); 5] = [
         ("not inside", Box::new(move |v| v[child].meta.parent_id = stranger.clone())),
         ("given twice", Box::new(move |v| v[child].meta.id = v[0].meta.id.clone())),
         ("not in the output", Box::new(move |v| v[child].meta.parent_id = Some("nope".into()))),

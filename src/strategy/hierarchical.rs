@@ -90,6 +90,21 @@ pub fn normalize(c: &mut ChunkConfig) {
     }
 }
 
+/// Explicit levels follow a new `size` (the workbench's size keys): each
+/// scaled by the same factor, dropping those that would reach 1 or repeat.
+pub fn follow_size(c: &mut ChunkConfig) {
+    let Some(&top) = c.hierarchical.levels.first() else { return };
+    let new = c.size.max(1);
+    let mut levels: Vec<usize> = vec![new];
+    for &l in &c.hierarchical.levels[1..] {
+        let scaled = (l as u128 * new as u128 / top.max(1) as u128) as usize;
+        if scaled >= 1 && levels.last().is_some_and(|&last| scaled < last) {
+            levels.push(scaled);
+        }
+    }
+    c.hierarchical.levels = levels;
+}
+
 /// What is wrong with the `[hierarchical]` settings, one line each.
 pub fn problems(c: &ChunkConfig, problems: &mut Vec<String>) {
     let h = &c.hierarchical;
@@ -241,6 +256,16 @@ mod tests {
         assert_eq!(level_overlap(&c, 50), 5);
         normalize(&mut c);
         assert_eq!(c.size, 300);
+    }
+
+    #[test]
+    fn explicit_levels_follow_the_size() {
+        let mut c = cfg(800, &[2048, 512, 128]);
+        follow_size(&mut c);
+        assert_eq!(c.hierarchical.levels, [800, 200, 50]);
+        c.size = 3;
+        follow_size(&mut c);
+        assert_eq!(c.hierarchical.levels, [3]);
     }
 
     #[test]

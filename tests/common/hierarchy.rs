@@ -18,7 +18,7 @@
 //!   limit and are not LangChain ports).
 
 use super::{is_langchain, show, Checker};
-use chunktui::config::{ChunkConfig, StrategyKind};
+use chunktui::config::ChunkConfig;
 use chunktui::stats::uncovered_non_whitespace;
 use chunktui::strategy::hierarchical::{level_overlap, level_sizes};
 use chunktui::Chunk;
