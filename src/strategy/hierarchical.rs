@@ -105,9 +105,19 @@ pub fn follow_size(c: &mut ChunkConfig) {
     c.hierarchical.levels = levels;
 }
 
+/// Most levels a config may ask for (`meta.level` is a small number, and
+/// each level cuts the whole text once more).
+pub const MAX_LEVELS: usize = 16;
+
 /// What is wrong with the `[hierarchical]` settings, one line each.
 pub fn problems(c: &ChunkConfig, problems: &mut Vec<String>) {
     let h = &c.hierarchical;
+    if h.levels.len() > MAX_LEVELS {
+        problems.push(format!(
+            "hierarchical.levels (--levels) lists {} levels; at most {MAX_LEVELS} are allowed, like 2048,512,128",
+            h.levels.len()
+        ));
+    }
     if h.levels.contains(&0) {
         problems.push("hierarchical.levels (--levels) must all be at least 1, like 2048,512,128".to_string());
     } else if h.levels.windows(2).any(|w| w[1] >= w[0]) {
@@ -283,6 +293,8 @@ mod tests {
         assert!(said(&cfg(1, &[128, 512])).contains("not 128,512"));
         assert!(said(&cfg(1, &[512, 0])).contains("at least 1"));
         assert_eq!(said(&cfg(1, &[512, 128])), "");
+        let many: Vec<usize> = (1..=40).rev().collect();
+        assert!(said(&cfg(1, &many)).contains("lists 40 levels; at most 16"), "{}", said(&cfg(1, &many)));
         let mut c = cfg(1, &[]);
         c.hierarchical.base = StrategyKind::Semantic;
         assert!(said(&c).contains("cannot be 'semantic'") && said(&c).contains("recursive"), "{}", said(&c));
