@@ -94,6 +94,8 @@ pub struct ChunkConfig {
     pub semantic: SemanticOptions,
     #[serde(default, skip_serializing_if = "EmbedTextOptions::is_default")]
     pub embed_text: EmbedTextOptions,
+    #[serde(default, skip_serializing_if = "HierarchicalOptions::is_default")]
+    pub hierarchical: HierarchicalOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -115,6 +117,7 @@ impl Default for ChunkConfig {
             langchain: LangchainOptions::default(),
             semantic: SemanticOptions::default(),
             embed_text: EmbedTextOptions::default(),
+            hierarchical: HierarchicalOptions::default(),
         }
     }
 }
@@ -337,6 +340,24 @@ pub struct EmbedTextOptions {
     pub fit: bool,
 }
 
+/// Settings of the `hierarchical` strategy (see [`crate::strategy::hierarchical`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct HierarchicalOptions {
+    /// The size of each level in `unit`, largest first (`[2048, 512, 128]`);
+    /// empty: `size`, `size / 4`, `size / 16`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<usize>,
+    /// The strategy that cuts each level (any that needs no model).
+    pub base: StrategyKind,
+}
+
+impl Default for HierarchicalOptions {
+    fn default() -> Self {
+        HierarchicalOptions { levels: Vec::new(), base: StrategyKind::Recursive }
+    }
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -344,7 +365,15 @@ macro_rules! is_default {
         }
     )*};
 }
-is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions, EmbedTextOptions);
+is_default!(
+    RecursiveOptions,
+    SentenceOptions,
+    MarkdownOptions,
+    LangchainOptions,
+    SemanticOptions,
+    EmbedTextOptions,
+    HierarchicalOptions
+);
 
 impl ChunkConfig {
     /// Apply what a strategy implies: `langchain-token` always counts tokens;
@@ -360,6 +389,9 @@ impl ChunkConfig {
         }
         if self.embed_text.fit {
             self.embed_text.enabled = true;
+        }
+        if self.strategy == StrategyKind::Hierarchical {
+            crate::strategy::hierarchical::normalize(self);
         }
     }
 
@@ -426,6 +458,7 @@ impl ChunkConfig {
         if let Some(problem) = crate::contextual::fit_problem(self) {
             problems.push(problem);
         }
+        crate::strategy::hierarchical::problems(self, &mut problems);
         if problems.is_empty() {
             Ok(())
         } else {

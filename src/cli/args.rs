@@ -334,10 +334,14 @@ pub struct ChunkFlags {
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
           value_parser = whole("--overlap-sentences", 0))]
     pub overlap_sentences: Option<usize>,
-    /// markdown: heading levels that start a chunk, e.g. 1,2,3.
+    /// markdown: heading levels that start a chunk, e.g. 1,2,3. hierarchical: the size of each level in
+    /// --unit, largest first, e.g. 2048,512,128 (default: --size, a quarter and a sixteenth of it).
     #[arg(long, value_name = "LEVELS", value_delimiter = ',', global = true, allow_negative_numbers = true,
-          value_parser = heading_level)]
-    pub levels: Option<Vec<u8>>,
+          value_parser = level_value)]
+    pub levels: Option<Vec<usize>>,
+    /// hierarchical: the strategy that cuts each level (default recursive; any that needs no model).
+    #[arg(long, value_name = "STRATEGY", global = true)]
+    pub base: Option<String>,
     /// Embedding model directory (ONNX export with tokenizer.json) for the model strategies.
     #[arg(long, value_name = "DIR", global = true)]
     pub model: Option<String>,
@@ -454,12 +458,30 @@ fn size(s: &str) -> std::result::Result<usize, String> {
     }
 }
 
-/// `--levels`: Markdown heading levels 1 to 6.
-fn heading_level(s: &str) -> std::result::Result<u8, String> {
-    match s.trim().parse::<u8>() {
-        Ok(n) if (1..=6).contains(&n) => Ok(n),
-        _ => Err(format!("--levels takes heading levels 1 to 6 separated by commas (like 1,2,3), not {s}")),
-    }
+/// `--levels`: whole numbers, read as Markdown heading levels or, for
+/// hierarchical, as level sizes (checked in [`ChunkFlags::resolve`], which
+/// knows the strategy).
+fn level_value(s: &str) -> std::result::Result<usize, String> {
+    s.trim().parse::<usize>().map_err(|_| {
+        format!(
+            "--levels takes whole numbers separated by commas: heading levels 1 to 6 (like 1,2,3), or for \
+             hierarchical the size of each level (like 2048,512,128), not {s}"
+        )
+    })
+}
+
+/// `--levels` for markdown: heading levels 1 to 6.
+fn heading_levels(levels: &[usize]) -> Result<Vec<u8>> {
+    levels
+        .iter()
+        .map(|&n| match u8::try_from(n) {
+            Ok(l) if (1..=6).contains(&l) => Ok(l),
+            _ => Err(Error::config(format!(
+                "--levels takes heading levels 1 to 6 separated by commas (like 1,2,3), not {n} \
+                 (level sizes like 2048,512,128 are for --strategy hierarchical)"
+            ))),
+        })
+        .collect()
 }
 
 /// `--threshold`: a finite number (Rust would also read `nan` and `inf`).
@@ -496,9 +518,18 @@ impl ChunkFlags {
         if let Some(v) = &self.size {
             c.size = v.single("--size")?;
         }
+        let level_sizes = self.levels.as_ref().filter(|_| c.strategy == StrategyKind::Hierarchical);
+        if let Some(l) = level_sizes {
+            c.hierarchical.levels = l.clone();
+            c.normalize(); // the top level's size is `size`
+        }
+        if let Some(b) = &self.base {
+            c.hierarchical.base = StrategyKind::parse(b)?;
+            c.normalize();
+        }
         if let Some(v) = &self.overlap {
             c.overlap = v.single("--overlap")?;
-        } else if self.config.is_none() && self.size.is_some() && c.overlap >= c.size {
+        } else if self.config.is_none() && (self.size.is_some() || level_sizes.is_some()) && c.overlap >= c.size {
             // `--size 100` alone should not trip over the default overlap of 200.
             c.overlap = c.size / 5;
         }
@@ -548,8 +579,8 @@ impl ChunkFlags {
                 c.sentence.overlap_sentences = max - 1;
             }
         }
-        if let Some(l) = &self.levels {
-            c.markdown.levels = l.clone();
+        if let Some(l) = self.levels.as_ref().filter(|_| c.strategy != StrategyKind::Hierarchical) {
+            c.markdown.levels = heading_levels(l)?;
         }
         if let Some(m) = &self.model {
             c.semantic.model = Some(m.clone());

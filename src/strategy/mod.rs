@@ -11,6 +11,7 @@
 
 pub mod document;
 pub mod fixed;
+pub mod hierarchical;
 pub mod langchain;
 pub mod late;
 pub mod markdown;
@@ -32,6 +33,26 @@ use std::ops::Range;
 /// texts. Cheap to share between threads.
 pub trait Strategy: Send + Sync {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>>;
+
+    /// Cut each of `ranges` of `text` as a text of its own, the chunks' ranges
+    /// into `text`: how the hierarchical strategy cuts each parent into its
+    /// children. By default each slice is cut alone (and measured alone: a
+    /// token count may differ from the whole text's at the slice's edges).
+    /// Strategies that can see the whole text override it: markdown keeps the
+    /// heading paths and fences of the whole document, recursive measures with
+    /// the whole text's index.
+    fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
+        ranges
+            .iter()
+            .map(|r| {
+                let mut chunks = self.chunk(&text[r.clone()], cx)?;
+                for c in &mut chunks {
+                    c.range = c.range.start + r.start..c.range.end + r.start;
+                }
+                Ok(chunks)
+            })
+            .collect()
+    }
 }
 
 /// What a strategy cuts with besides the text.
@@ -170,6 +191,18 @@ impl Configured {
         let cx = Context { config: &self.config, sizer: &self.sizer, model, control };
         let chunks = self.strategy.chunk(text, &cx)?;
         crate::contextual::attach(chunks, text, self)
+    }
+
+    /// Cut each of `ranges` of `text` on its own (see [`Strategy::chunk_within`]).
+    pub fn chunk_within(
+        &self,
+        text: &str,
+        ranges: &[Range<usize>],
+        model: Option<&dyn Embedder>,
+        control: Control<'_>,
+    ) -> Result<Vec<Vec<Chunk>>> {
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control };
+        self.strategy.chunk_within(text, ranges, &cx)
     }
 }
 

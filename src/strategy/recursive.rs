@@ -450,6 +450,15 @@ impl Strategy for Recursive {
         let (c, index) = (cx.config, cx.sizer.index(text)?);
         Ok(ranges_to_chunks(chunk(text, &index, &self.seps, c.size, c.overlap, 0..text.len()), &index))
     }
+
+    /// Measured with the whole text's index, so a child's size is the one
+    /// the whole document gives it.
+    fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
+        let (c, index) = (cx.config, cx.sizer.index(text)?);
+        let cut =
+            |r: &Range<usize>| ranges_to_chunks(chunk(text, &index, &self.seps, c.size, c.overlap, r.clone()), &index);
+        Ok(ranges.iter().map(cut).collect())
+    }
 }
 
 #[cfg(test)]

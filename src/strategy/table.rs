@@ -47,6 +47,7 @@ strategy_table! {
     SemanticGrouping => super::semantic::GROUPING,
     Adaptive => super::semantic::ADAPTIVE,
     Late => super::late::SPEC,
+    Hierarchical => super::hierarchical::SPEC,
 }
 
 impl StrategyKind {

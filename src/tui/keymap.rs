@@ -37,6 +37,8 @@ pub enum Action {
     CyclePreset,
     CycleOption,
     CycleMaxSentences,
+    /// Hierarchical: show the next level.
+    CycleLevel,
     ExportConfig,
     ExportChunks,
     ToggleCompare,

@@ -9,6 +9,7 @@ pub mod embedder;
 pub mod export;
 pub mod keymap;
 pub mod layout;
+pub mod levels;
 pub mod model;
 pub mod msg;
 pub mod params;

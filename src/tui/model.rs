@@ -29,7 +29,13 @@ pub struct Pane {
     /// The document revision `chunks` were cut from; always the model's
     /// `doc_rev` (a reload empties the chunks in the same step as the swap).
     pub chunks_doc: u64,
+    /// The chunks on screen: for a hierarchical cut, the level shown.
     pub chunks: Arc<Vec<Chunk>>,
+    /// Every chunk of the result (all levels of a hierarchical cut; else
+    /// the same list as `chunks`). What the chunks export writes.
+    pub all_chunks: Arc<Vec<Chunk>>,
+    /// The level of a hierarchical cut on screen (0 = the largest; see [`super::levels`]).
+    pub level: u8,
     pub stats: Stats,
     /// Standalone token counts under `config.tokenizer`, once computed.
     pub tokens: Option<Vec<usize>>,
@@ -49,6 +55,8 @@ impl Pane {
             rev_doc: 0,
             chunks_doc: 0,
             chunks: Arc::new(Vec::new()),
+            all_chunks: Arc::new(Vec::new()),
+            level: 0,
             stats: Stats::default(),
             tokens: None,
             error: None,
@@ -66,6 +74,7 @@ impl Pane {
     /// are requested right after).
     pub fn forget_chunks(&mut self, doc_rev: u64) {
         self.chunks = Arc::new(Vec::new());
+        self.all_chunks = Arc::new(Vec::new());
         self.chunks_doc = doc_rev;
         self.stats = Stats::default();
         self.tokens = None;
@@ -75,7 +84,7 @@ impl Pane {
 
     /// The size limit chunks are held to, if the strategy promises one.
     pub fn limit(&self) -> Option<usize> {
-        self.config.strategy.promises_size_limit().then_some(self.config.size)
+        self.config.strategy.promises_size_limit().then(|| super::levels::size_of_shown(self))
     }
 }
 

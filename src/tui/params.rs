@@ -91,6 +91,11 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
         Action::CycleEmbedText => cycle_embed_text(c),
         _ => return None,
     };
+    let resized = matches!(action, Action::SizeUp | Action::SizeUpBig | Action::SizeDown | Action::SizeDownBig);
+    if resized && c.strategy == StrategyKind::Hierarchical {
+        // Explicit levels would put `size` back (normalize): scale them instead.
+        crate::strategy::hierarchical::follow_size(c);
+    }
     // e.g. langchain-token always counts tokens: the view must say so.
     c.normalize();
     // A strategy that cannot hold embed text to the size keeps showing it.

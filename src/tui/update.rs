@@ -35,12 +35,11 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             match result.and_then(|r| super::reload::checked_against(&m.text, r)) {
                 Ok((chunks, stats)) => {
-                    let doc_rev = m.doc_rev;
+                    let (doc_rev, text) = (m.doc_rev, m.text.clone());
                     let p = &mut m.panes[pane];
-                    p.chunks = chunks;
-                    p.chunks_doc = doc_rev;
-                    p.stats = stats;
                     p.tokens = None;
+                    super::levels::take(p, chunks, stats, &text);
+                    p.chunks_doc = doc_rev;
                     p.error = None;
                     p.shown_rev = rev;
                     clamp_selection(m);
@@ -299,6 +298,10 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             select(m, k);
         }
         Action::Search => m.mode = Mode::Search(String::new()),
+        Action::CycleLevel => {
+            let msg = super::levels::cycle(m);
+            set_status(m, msg);
+        }
         Action::ExportConfig => {
             m.mode = Mode::ExportPath {
                 input: super::export::default_path(&m.path, ExportKind::Config),
@@ -373,7 +376,7 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
 fn export(m: &mut Model, path: PathBuf, kind: ExportKind, overwrite: bool) -> Cmd {
     set_status(m, format!("writing {}…", path.display()));
     let p = m.pane();
-    Cmd::Export { path, kind, overwrite, config: p.config.clone(), chunks: p.chunks.clone(), text: m.text.clone() }
+    Cmd::Export { path, kind, overwrite, config: p.config.clone(), chunks: p.all_chunks.clone(), text: m.text.clone() }
 }
 
 fn mouse(m: &mut Model, e: MouseEvent) {

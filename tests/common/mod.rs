@@ -17,7 +17,9 @@
 //!   inside one oversize sentence, at most `overlap` units), `document` is one
 //!   chunk of the whole text;
 //! - the LangChain-compatible strategies get looser checks: their chunks may
-//!   carry rewritten text (`meta.text`) and drop separators.
+//!   carry rewritten text (`meta.text`) and drop separators;
+//! - `hierarchical` nests its chunks, so these rules hold per level there
+//!   (see hierarchy.rs).
 #![allow(dead_code)]
 
 use chunktui::config::{ChunkConfig, StrategyKind, Unit};
@@ -30,6 +32,7 @@ use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
 mod data;
+mod hierarchy;
 // Each test crate uses some of these, none uses all.
 #[allow(unused_imports)]
 pub use data::{corpus_dir, corpus_file, test_model_dir, CORPUS_VAR, TEST_MODEL_VAR};
@@ -131,6 +134,9 @@ impl<'t> Checker<'t> {
 
     pub fn check(&self, cfg: &ChunkConfig, chunks: &[Chunk]) -> Result<(), String> {
         assert_eq!(cfg.unit, self.unit, "checker built for another unit");
+        if cfg.strategy == StrategyKind::Hierarchical {
+            return self.check_hierarchical(cfg, chunks);
+        }
         if is_langchain(cfg.strategy) {
             return self.check_langchain(cfg, chunks);
         }

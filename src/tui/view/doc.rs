@@ -94,6 +94,8 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
         if m.highlight.doc_rev == m.doc_rev && !theme.no_color { &m.highlight.runs } else { &[] };
     let mut syntax = SyntaxCursor { runs, j: runs.partition_point(|r| r.0 as usize <= first).saturating_sub(1) };
     let selected = m.selected.filter(|_| pane == m.active || !m.compare);
+    // Hierarchical: the selected chunk's parent, drawn as a band in the margin.
+    let band = selected.and_then(|k| crate::tui::levels::parent_range(m, pane, k));
     let matches = search_matches(m, first, layout.start_of(m.top + area.height as usize));
     let mut mi = 0;
     // The probe's chunks, and the selected question's answer (bytes of this text).
@@ -112,6 +114,9 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
         if gw > 0 {
             let next = layout.start_of(li + 1).max(e + 1);
             gutter(chunks, theme, selected, questions, s, next, Rect::new(area.x, y, gw, 1), buf);
+            if let Some(mark) = band.as_ref().and_then(|b| band_mark(b, s, next)) {
+                buf.set_stringn(area.x, y, mark, 1, theme.accent.add_modifier(Modifier::BOLD));
+            }
         }
         let mut x = area.x + gw;
         let mut last_x = None;
@@ -163,6 +168,22 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     }
     let text_area = Rect { x: area.x + gw, width: area.width - gw, ..area };
     super::probe::badges(m, pane, theme, text_area, buf);
+}
+
+/// The margin mark of a line holding bytes `s..next` beside the parent band
+/// `band`: `┌` where the parent starts, `└` where it ends, `│` between.
+pub fn band_mark(band: &std::ops::Range<usize>, s: usize, next: usize) -> Option<&'static str> {
+    if band.end <= s || band.start >= next {
+        return None;
+    }
+    let starts = band.start >= s;
+    let ends = band.end <= next;
+    Some(match (starts, ends) {
+        (true, true) => "[",
+        (true, false) => "┌",
+        (false, true) => "└",
+        (false, false) => "│",
+    })
 }
 
 /// Byte ranges of the search text (the one being typed, else the last one)

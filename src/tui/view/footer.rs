@@ -28,6 +28,9 @@ pub fn items(m: &Model) -> Vec<(String, &'static str)> {
     }
     let c = &m.pane().config;
     out.push((pair(NextChunk, PrevChunk), "chunk"));
+    if c.strategy == crate::config::StrategyKind::Hierarchical {
+        out.push((first(CycleLevel), "level"));
+    }
     out.push((pair(SizeDown, SizeUp), "size"));
     // Only the knobs that change this strategy's chunks.
     if c.uses_overlap() {

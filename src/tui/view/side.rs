@@ -50,7 +50,13 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         row("strategy", c.strategy.to_string(), key(m, Action::CycleStrategy)),
         row("unit", c.unit.to_string(), key(m, Action::CycleUnit)),
         row("tokenizer", c.tokenizer.clone(), key(m, Action::CycleTokenizer)),
-        row("size", c.size.to_string(), format!("{} {}", key(m, Action::SizeDown), key(m, Action::SizeUp))),
+        if crate::tui::levels::count(m.pane()) > 0 {
+            let keys =
+                format!("{} {} {}", key(m, Action::SizeDown), key(m, Action::SizeUp), key(m, Action::CycleLevel));
+            row("levels", crate::tui::levels::sizes_label(m.pane()), keys)
+        } else {
+            row("size", c.size.to_string(), format!("{} {}", key(m, Action::SizeDown), key(m, Action::SizeUp)))
+        },
         row("overlap", c.overlap.to_string(), format!("{} {}", key(m, Action::OverlapDown), key(m, Action::OverlapUp))),
         if c.strategy.spec().has_threshold {
             let keys = format!(
