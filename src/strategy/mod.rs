@@ -11,6 +11,7 @@
 
 pub mod document;
 pub mod fixed;
+pub mod html;
 pub mod langchain;
 pub mod late;
 pub mod markdown;
@@ -45,6 +46,9 @@ pub struct Context<'a> {
     pub model: Option<&'a dyn Embedder>,
     /// Progress and cancellation of model work.
     pub control: Control<'a>,
+    /// Where the text came from, when it was extracted from HTML or PDF
+    /// (blocks, element paths, pages); None for text given as is.
+    pub structure: Option<&'a crate::extract::Structure>,
 }
 
 impl<'a> Context<'a> {
@@ -167,7 +171,19 @@ impl Configured {
 
     /// Cut `text`; `model` is needed by the model strategies only.
     pub fn chunk(&self, text: &str, model: Option<&dyn Embedder>, control: Control<'_>) -> Result<Vec<Chunk>> {
-        let cx = Context { config: &self.config, sizer: &self.sizer, model, control };
+        self.chunk_in(text, None, model, control)
+    }
+
+    /// [`Configured::chunk`] of extracted text, with its structure for the
+    /// strategies that read it.
+    pub fn chunk_in(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        model: Option<&dyn Embedder>,
+        control: Control<'_>,
+    ) -> Result<Vec<Chunk>> {
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure };
         self.strategy.chunk(text, &cx)
     }
 }

@@ -205,8 +205,9 @@ impl Model {
         let ext = self.path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
         match self.kind {
             DocKind::Markdown => Some("md".into()),
-            DocKind::Code | DocKind::Html => ext,
-            DocKind::Text => None,
+            DocKind::Code => ext,
+            // HTML and PDF are shown as their extracted text.
+            DocKind::Html | DocKind::Pdf | DocKind::Text => None,
         }
     }
 }
