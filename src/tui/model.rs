@@ -9,6 +9,7 @@ use super::semantic::{Cached, SemState};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::{DocKind, Document};
+use crate::extract::Structure;
 use crate::stats::Stats;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
@@ -113,6 +114,8 @@ pub struct Highlight {
 #[derive(Debug, Clone)]
 pub struct Model {
     pub text: Arc<str>,
+    /// HTML and PDF: where `text` (the extracted text) came from.
+    pub structure: Option<Arc<Structure>>,
     pub kind: DocKind,
     pub path: PathBuf,
     /// Bumped when the file is reloaded with new content.
@@ -159,6 +162,7 @@ impl Model {
         }
         let mut m = Model {
             text: Arc::from(doc.text),
+            structure: doc.structure,
             kind: doc.kind,
             path: doc.path.unwrap_or_else(|| PathBuf::from("untitled")),
             doc_rev: 0,
