@@ -286,3 +286,73 @@ mod pdf {
         assert!(shown.contains("pp. 2-3") && shown.contains("p. 1"), "{shown}");
     }
 }
+
+/// The workbench shows and chunks the extracted text, hands the html
+/// strategy its structure, and a reload of the edited HTML file swaps text
+/// and structure together.
+#[cfg(feature = "tui")]
+#[test]
+fn workbench_chunks_html_and_reloads_it() {
+    use chunktui::tui::model::Model;
+    use chunktui::tui::msg::{Cmd, Msg};
+    use chunktui::tui::update::{start, update};
+    use chunktui::tui::worker::chunk_structured_now;
+    use std::sync::Arc;
+
+    fn run(m: &mut Model, cmds: Vec<Cmd>) {
+        let mut queue = cmds;
+        while let Some(cmd) = queue.pop() {
+            if let Cmd::Rechunk { pane, rev, config, text, structure } = cmd {
+                let result = chunk_structured_now(&config, &text, structure.as_deref()).map(|(c, s)| (Arc::new(c), s));
+                queue.extend(update(m, Msg::Chunked { pane, rev, result }));
+            }
+        }
+    }
+
+    let dir = common::Dir::new();
+    let path = dir.path("page.html");
+    std::fs::write(&path, "<h1>One</h1><p>First words.</p><h2>Two</h2><p>Second words.</p>").unwrap();
+    let doc = Document::load(&path, false).unwrap();
+    let c = cfg(StrategyKind::Html, 200, 0);
+    let mut m = Model::new(doc, c.clone(), c, ratatui::layout::Rect::new(0, 0, 100, 30));
+    let cmds = start(&mut m);
+    run(&mut m, cmds);
+    assert_eq!(&*m.text, "One\n\nFirst words.\n\nTwo\n\nSecond words.");
+    let chunks = &m.panes[0].chunks;
+    assert_eq!(chunks.len(), 2, "{chunks:?}");
+    assert_eq!(chunks[1].meta.headings, ["One", "Two"]);
+    assert_eq!(chunks[1].meta.element.as_deref(), Some("html > body > h2"));
+
+    std::fs::write(&path, "<h1>One</h1><p>First words.</p><h2>Two</h2><p>Second.</p><h2>Three</h2><p>Third.</p>")
+        .unwrap();
+    let reloaded = Document::load(&path, false).unwrap();
+    let cmds = update(&mut m, Msg::FileReloaded(Ok(reloaded)));
+    run(&mut m, cmds);
+    assert!(m.text.ends_with("Three\n\nThird."), "{}", m.text);
+    let chunks = &m.panes[0].chunks;
+    assert_eq!(chunks.len(), 3, "{chunks:?}");
+    assert_eq!(chunks[2].meta.headings, ["One", "Three"]);
+    assert_eq!(chunks[2].meta.element.as_deref(), Some("html > body > h2:nth-of-type(2)"));
+}
+
+/// `chunktui eval` scores questions against the extracted text: reference
+/// offsets count code points into what `--extracted` prints.
+#[test]
+fn eval_reads_html_through_extraction() {
+    let text = Document::load(&sample("handbook.html"), false).unwrap().text;
+    let answer = "Vegetables keep their turns first; cereals wait.";
+    let start = text[..text.find(answer).unwrap()].chars().count();
+    let end = start + answer.chars().count();
+    let q = serde_json::json!({
+        "question": "Which crops keep their water turns first in dry years?",
+        "references": [{"start_index": start, "end_index": end, "content": answer}],
+    });
+    let dir = common::Dir::new();
+    let queries = dir.write("q.jsonl", format!("{q}\n").as_bytes());
+    let f = sample("handbook.html");
+    let args = ["eval", f.to_str().unwrap(), "--queries", &queries, "--retriever", "bm25", "--strategy", "html"];
+    let out = chunktui(&[&args[..], &["--size", "300", "--overlap", "0", "--k", "1", "--json"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["recall"]["mean"].as_f64(), Some(1.0), "{v}");
+}

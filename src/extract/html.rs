@@ -243,7 +243,7 @@ impl<'a> Walker<'a> {
         if let Some(&k) = self.nth.get(&node.id()) {
             return k;
         }
-        let Some(parent) = node.parent() else { return None };
+        let parent = node.parent()?;
         let mut counts: HashMap<&str, usize> = HashMap::new();
         let mut index = Vec::new();
         for child in parent.children() {
