@@ -10,8 +10,10 @@
 
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
+use crate::document::Document;
 use crate::embedding::{Control, Embedder};
 use crate::error::Result;
+use crate::extract::Structure;
 use crate::strategy::Configured;
 use std::sync::Arc;
 
@@ -71,8 +73,26 @@ impl Chunker {
 
     /// [`Chunker::chunk`] with progress and cancellation of model work.
     pub fn chunk_with(&self, text: &str, control: Control<'_>) -> Result<Vec<Chunk>> {
+        self.chunk_structured(text, None, control)
+    }
+
+    /// Cut a loaded document: what the CLI and the workbench call. For HTML
+    /// and PDF the chunks are ranges of the extracted text (`doc.text`), the
+    /// strategy sees its structure, and every chunk gets `meta.element` /
+    /// `meta.pages` from it, whatever the strategy.
+    pub fn chunk_document(&self, doc: &Document) -> Result<Vec<Chunk>> {
+        self.chunk_structured(&doc.text, doc.structure.as_deref(), Control::none())
+    }
+
+    /// [`Chunker::chunk_document`] of a text and its structure (None: plain text).
+    pub fn chunk_structured(
+        &self,
+        text: &str,
+        structure: Option<&Structure>,
+        control: Control<'_>,
+    ) -> Result<Vec<Chunk>> {
         let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
-        self.configured.chunk(text, model.as_deref(), control)
+        self.configured.chunk_in(text, structure, model.as_deref(), control)
     }
 
     /// The size of `text` in the configured unit.

@@ -160,7 +160,7 @@ impl Default for SentenceOptions {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MarkdownOptions {
-    /// Heading levels that start a new chunk (1 = `#`).
+    /// Heading levels that start a new chunk (1 = `#`; the html strategy reads them too: 1 = `<h1>`).
     pub levels: Vec<u8>,
 }
 

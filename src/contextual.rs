@@ -81,8 +81,7 @@ pub fn fit_problem(config: &ChunkConfig) -> Option<String> {
     let spec = config.strategy.spec();
     // hierarchical's chunks nest: re-cutting one would cut a whole hierarchy inside it.
     let flat = config.strategy != crate::config::StrategyKind::Hierarchical;
-    let cuts_to_size =
-        spec.size == SizeRule::Limit && !spec.needs_model && !spec.name.starts_with("langchain") && flat;
+    let cuts_to_size = spec.size == SizeRule::Limit && !spec.needs_model && !spec.name.starts_with("langchain") && flat;
     (config.embed_text.fit && !cuts_to_size).then(|| {
         format!(
             "embed_text.fit (--embed-text-fit) needs a strategy that cuts to size; '{}' does not: drop \

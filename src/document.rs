@@ -1,12 +1,16 @@
 //! Loading a document: refuse what cannot be chunked (empty, binary, invalid
 //! UTF-8) with a message that says why and what to do, and classify the rest.
+//! HTML and PDF are extracted on the way in ([`crate::extract`]): the
+//! document's text is then the extracted text, and its `structure` maps it
+//! back to the source.
 
 use crate::error::{Error, Result};
+use crate::extract::{self, Structure};
 use crate::input::{Cap, Source};
 use crate::size::CharIndex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -15,6 +19,7 @@ pub enum DocKind {
     Html,
     Code,
     Text,
+    Pdf,
 }
 
 #[derive(Debug, Clone)]
@@ -24,6 +29,8 @@ pub struct Document {
     pub path: Option<PathBuf>,
     /// Invalid UTF-8 sequences replaced with U+FFFD (only with `lossy`).
     pub replaced_invalid_bytes: usize,
+    /// HTML and PDF: where the extracted `text` came from (elements, pages).
+    pub structure: Option<Arc<Structure>>,
 }
 
 /// Documents larger than this are refused unless `--max-input-mb` raises
@@ -33,13 +40,15 @@ pub const MAX_BYTES: u64 = crate::input::DOCUMENT_LIMIT;
 
 impl Document {
     pub fn from_text(text: impl Into<String>, kind: DocKind) -> Self {
-        Document { text: text.into(), kind, path: None, replaced_invalid_bytes: 0 }
+        Document { text: text.into(), kind, path: None, replaced_invalid_bytes: 0, structure: None }
     }
 
     /// Read a file. `lossy` replaces invalid UTF-8 instead of refusing it.
+    /// Its kind comes from its extension (else from its content); HTML and
+    /// PDF are extracted.
     pub fn load(path: &Path, lossy: bool) -> Result<Self> {
-        let mut doc = Self::read(Source::Path(path), lossy)?;
-        doc.kind = DocKind::from_path(path, &doc.text);
+        let kind = DocKind::from_extension(path);
+        let mut doc = Self::read_as(Source::Path(path), lossy, kind)?;
         doc.path = Some(path.to_path_buf());
         Ok(doc)
     }
@@ -48,15 +57,33 @@ impl Document {
     /// ([`crate::input::Cap::document`]); a binary stream is refused after
     /// its first 8 KiB rather than read to the limit.
     pub fn read(src: Source<'_>, lossy: bool) -> Result<Self> {
-        let name = src.name();
-        let bytes = crate::input::read_capped_checked(src, &Cap::document(), |head| refuse_binary(head, &name))?;
-        Self::from_bytes(bytes, &name, lossy)
+        Self::read_as(src, lossy, None)
     }
 
-    /// Check bytes from a file or stdin; `name` is used in messages.
+    fn read_as(src: Source<'_>, lossy: bool, kind: Option<DocKind>) -> Result<Self> {
+        let name = src.name();
+        let bytes = crate::input::read_capped_checked(src, &Cap::document(), |head| refuse_binary(head, &name))?;
+        Self::decode(bytes, &name, lossy, kind)
+    }
+
+    /// Check bytes from a file or stdin; `name` is used in messages. The
+    /// kind is sniffed from the content; HTML and PDF are extracted.
     pub fn from_bytes(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<Self> {
+        Self::decode(bytes, name, lossy, None)
+    }
+
+    /// [`Document::from_bytes`] of a known kind (None: sniff it).
+    fn decode(bytes: Vec<u8>, name: &str, lossy: bool, kind: Option<DocKind>) -> Result<Self> {
         if bytes.is_empty() {
             return Err(Error::input(format!("{name} is empty: there is nothing to chunk")));
+        }
+        if extract::pdf::is_pdf(&bytes) {
+            return Self::extracted(extract::pdf::extract(&bytes, name)?, DocKind::Pdf, name);
+        }
+        if kind == Some(DocKind::Pdf) {
+            return Err(Error::input(format!(
+                "{name} is named like a PDF but does not start with %PDF-: it is not a PDF (or it is damaged)"
+            )));
         }
         refuse_binary(&bytes, name)?;
         let (text, replaced) = match String::from_utf8(bytes) {
@@ -79,14 +106,36 @@ impl Document {
         if text.trim().is_empty() {
             return Err(Error::input(format!("{name} holds only whitespace: there is nothing to chunk")));
         }
-        let kind = DocKind::sniff(&text);
-        Ok(Document { text, kind, path: None, replaced_invalid_bytes: replaced })
+        let kind = kind.unwrap_or_else(|| DocKind::sniff(&text));
+        if kind == DocKind::Html {
+            let mut doc = Self::extracted(extract::html::extract(&text), kind, name)?;
+            doc.replaced_invalid_bytes = replaced;
+            return Ok(doc);
+        }
+        Ok(Document { text, kind, path: None, replaced_invalid_bytes: replaced, structure: None })
+    }
+
+    fn extracted(ex: extract::Extracted, kind: DocKind, name: &str) -> Result<Self> {
+        if ex.text.trim().is_empty() {
+            return Err(Error::input(format!("{name} has no text outside its markup: there is nothing to chunk")));
+        }
+        Ok(Document {
+            text: ex.text,
+            kind,
+            path: None,
+            replaced_invalid_bytes: 0,
+            structure: Some(Arc::new(ex.structure)),
+        })
     }
 }
 
 /// Binary input is refused from its first 8 KiB, the same bytes whether the
 /// whole file is at hand or only the head of a stream.
 fn refuse_binary(bytes: &[u8], name: &str) -> Result<()> {
+    // A PDF is binary, and read through its extractor.
+    if extract::pdf::is_pdf(bytes) {
+        return Ok(());
+    }
     if let Some(msg) = utf16_message(bytes, name) {
         return Err(Error::input(msg));
     }
@@ -179,8 +228,13 @@ fn by_extension<V: Clone>(table: HashMap<V, Vec<String>>) -> HashMap<String, V> 
 
 impl DocKind {
     pub fn from_path(path: &Path, text: &str) -> Self {
+        Self::from_extension(path).unwrap_or_else(|| DocKind::sniff(text))
+    }
+
+    /// The kind `assets/languages.toml` gives the file's extension, if any.
+    pub fn from_extension(path: &Path) -> Option<Self> {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-        extensions().kind.get(&ext).copied().unwrap_or_else(|| DocKind::sniff(text))
+        extensions().kind.get(&ext).copied()
     }
 
     fn sniff(text: &str) -> Self {

@@ -27,6 +27,7 @@ pub mod embedding;
 pub mod error;
 pub mod eval;
 pub mod export;
+pub mod extract;
 pub mod input;
 pub mod segment;
 pub mod size;

@@ -164,6 +164,61 @@ fn samples() {
     report("samples", failures, unavailable);
 }
 
+/// Our HTML and PDF samples, chunked as the CLI chunks them: the extracted
+/// text with its structure (the `html` strategy reads the blocks), every
+/// non-model strategy × unit × setting. Besides the invariants, every chunk
+/// maps back: HTML chunks name an element, PDF chunks their pages.
+#[test]
+fn extracted_samples() {
+    let files = common::extracted_sample_files();
+    let names: Vec<String> = files.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let pdf = cfg!(feature = "pdf");
+    assert!(names.iter().any(|n| n.ends_with(".html")), "samples/ has no HTML sample: {names:?}");
+    assert!(!pdf || names.iter().any(|n| n.ends_with(".pdf")), "samples/ has no PDF sample: {names:?}");
+    let mut failures = Vec::new();
+    for (path, name) in files.iter().zip(&names) {
+        if name.ends_with(".pdf") && !pdf {
+            continue;
+        }
+        let doc = chunktui::Document::load(path, false).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let structure = doc.structure.as_deref().unwrap_or_else(|| panic!("{name}: extracted without a structure"));
+        for unit in Unit::ALL {
+            let checker = Checker::new(&doc.text, unit);
+            for kind in common::non_model() {
+                if !common::runs_in(kind, unit) {
+                    continue;
+                }
+                for (size, overlap) in settings(unit) {
+                    let cfg = config(kind, unit, size, overlap);
+                    match common::run_and_check_in(&checker, &cfg, Some(structure)) {
+                        Ok(Some(chunks)) => {
+                            let unmapped = chunks
+                                .iter()
+                                .filter(|c| {
+                                    if structure.pages.is_empty() {
+                                        c.meta.element.is_none()
+                                    } else {
+                                        c.meta.pages.is_none()
+                                    }
+                                })
+                                .count();
+                            if unmapped > 0 {
+                                failures.push(format!(
+                                    "{name}: {}: {unmapped} chunk(s) not mapped back",
+                                    common::describe(&cfg)
+                                ));
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => failures.push(format!("{name}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    report("extracted samples", failures, BTreeSet::new());
+}
+
 /// Every separators preset, and a custom regex list, on mixed text.
 #[test]
 fn presets_and_custom_separators() {

@@ -23,7 +23,7 @@ fn text() -> String {
 fn run(m: &mut Model, cmds: Vec<Cmd>) {
     let mut queue = cmds;
     while let Some(cmd) = queue.pop() {
-        if let Cmd::Rechunk { pane, rev, config, text } = cmd {
+        if let Cmd::Rechunk { pane, rev, config, text, .. } = cmd {
             let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
             queue.extend(update(m, Msg::Chunked { pane, rev, result }));
         }

@@ -61,7 +61,7 @@ fn run(m: &mut Model, cmds: Vec<Cmd>) {
     let mut queue = cmds;
     while let Some(cmd) = queue.pop() {
         match cmd {
-            Cmd::Rechunk { pane, rev, config, text } => {
+            Cmd::Rechunk { pane, rev, config, text, .. } => {
                 let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
                 queue.extend(update(m, Msg::Chunked { pane, rev, result }));
             }
@@ -168,7 +168,7 @@ fn a_parameter_change_reruns_the_probe_on_the_new_chunks_and_drops_the_stale_ans
     assert!(Arc::ptr_eq(&first.chunks, &m.panes[0].chunks));
     // The size changes before the answer comes back.
     let cmds = update(&mut m, key('+'));
-    let [Cmd::Rechunk { pane: 0, rev, config, text }] = &cmds[..] else { panic!("{cmds:?}") };
+    let [Cmd::Rechunk { pane: 0, rev, config, text, .. }] = &cmds[..] else { panic!("{cmds:?}") };
     let result = chunk_now(config, text).map(|(c, s)| (Arc::new(c), s));
     let cmds = update(&mut m, Msg::Chunked { pane: 0, rev: *rev, result });
     // New chunks: the question is asked again, about them.

@@ -26,7 +26,7 @@ fn model(w: u16, h: u16, strategy: StrategyKind) -> Model {
     let mut m = Model::new(doc, c.clone(), c, Rect::new(0, 0, w, h));
     let mut queue = start(&mut m);
     while let Some(cmd) = queue.pop() {
-        if let Cmd::Rechunk { pane, rev, config, text } = cmd {
+        if let Cmd::Rechunk { pane, rev, config, text, .. } = cmd {
             let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
             queue.extend(update(&mut m, Msg::Chunked { pane, rev, result }));
         }
@@ -99,7 +99,7 @@ fn compare_screen() {
     let mut queue =
         update(&mut m, Msg::KeyPressed(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('-'))));
     while let Some(cmd) = queue.pop() {
-        if let Cmd::Rechunk { pane, rev, config, text } = cmd {
+        if let Cmd::Rechunk { pane, rev, config, text, .. } = cmd {
             let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
             queue.extend(update(&mut m, Msg::Chunked { pane, rev, result }));
         }

@@ -30,7 +30,7 @@ fn run(m: &mut Model, cmds: Vec<Cmd>) {
     let mut queue = cmds;
     while let Some(cmd) = queue.pop() {
         match cmd {
-            Cmd::Rechunk { pane, rev, config, text } => {
+            Cmd::Rechunk { pane, rev, config, text, .. } => {
                 let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
                 queue.extend(update(m, Msg::Chunked { pane, rev, result }));
             }

@@ -20,7 +20,7 @@ fn model(text: &str, size: usize, overlap: usize, screen: Rect) -> Model {
     c.overlap = overlap;
     let mut m = Model::new(Document::from_text(text, DocKind::Text), c.clone(), c, screen);
     for cmd in start(&mut m) {
-        if let Cmd::Rechunk { pane, rev, config, text } = cmd {
+        if let Cmd::Rechunk { pane, rev, config, text, .. } = cmd {
             let result = chunk_now(&config, &text).map(|(c, s)| (Arc::new(c), s));
             update(&mut m, Msg::Chunked { pane, rev, result });
         }

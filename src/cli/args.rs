@@ -115,6 +115,10 @@ pub struct ChunkCmd {
     /// With --strategy late: add each chunk's late-chunking vector ("embedding") to the output.
     #[arg(long)]
     pub embeddings: bool,
+    /// Print the text the chunks' offsets point into instead of the chunks: what HTML and PDF
+    /// extraction gives (for other files, the file itself).
+    #[arg(long, conflicts_with = "embeddings")]
+    pub extracted: bool,
 }
 
 #[derive(Args, Debug)]
@@ -334,7 +338,7 @@ pub struct ChunkFlags {
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
           value_parser = whole("--overlap-sentences", 0))]
     pub overlap_sentences: Option<usize>,
-    /// markdown: heading levels that start a chunk, e.g. 1,2,3. hierarchical: the size of each level in
+    /// markdown, html: heading levels that start a chunk, e.g. 1,2,3. hierarchical: the size of each level in
     /// --unit, largest first, e.g. 2048,512,128 (default: --size, a quarter and a sixteenth of it).
     #[arg(long, value_name = "LEVELS", value_delimiter = ',', global = true, allow_negative_numbers = true,
           value_parser = level_value)]

@@ -9,6 +9,7 @@ use crate::export::{records, write_atomic, write_error};
 use crate::input::Source;
 use crate::stats::Stats;
 use crate::Chunker;
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
@@ -158,7 +159,7 @@ fn prepare(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Docum
 fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
     let (config, doc, chunker) = prepare(flags, file)?;
     let started = std::time::Instant::now();
-    let chunks = chunker.chunk(&doc.text)?;
+    let chunks = chunker.chunk_document(&doc)?;
     let seconds = started.elapsed().as_secs_f64();
     Ok(Chunked { config, doc, chunks, seconds })
 }
@@ -168,6 +169,13 @@ fn chunk(cmd: ChunkCmd) -> Result<()> {
         // Refuse `-o doc.md` before the work, not after it.
         crate::export::protect_input(Source::from_arg(&cmd.file));
         crate::export::check_output(out)?;
+    }
+    if cmd.extracted {
+        if let Some(mb) = cmd.flags.max_input_mb {
+            crate::input::set_document_limit_mb(mb)?;
+        }
+        let doc = load_input(&cmd.file, cmd.flags.lossy)?;
+        return emit(doc.text.as_bytes(), cmd.output.as_deref());
     }
     let (Chunked { config, doc, chunks, .. }, vectors) = if cmd.embeddings {
         late_chunks_with_vectors(&cmd.flags, &cmd.file)?
@@ -192,11 +200,18 @@ fn chunk(cmd: ChunkCmd) -> Result<()> {
         }
         Format::Text => {
             for r in &recs {
-                let heading = if r.meta.headings.is_empty() {
+                let mut heading = if r.meta.headings.is_empty() {
                     String::new()
                 } else {
                     format!("  [{}]", r.meta.headings.join(" > "))
                 };
+                if let Some([first, last]) = r.meta.pages {
+                    let _ = write!(
+                        heading,
+                        "  {}",
+                        if first == last { format!("p. {first}") } else { format!("pp. {first}-{last}") }
+                    );
+                }
                 let _ = writeln!(
                     out,
                     "─── chunk {} · {} {} · bytes {}..{}{heading}",
@@ -280,7 +295,6 @@ fn stats(cmd: StatsCmd) -> Result<()> {
     } else {
         let unit = config.unit.name();
         let mut t = String::new();
-        use std::fmt::Write as _;
         let _ = writeln!(
             t,
             "file      {}  ({} bytes, {} chars)",

@@ -10,8 +10,10 @@ use crate::eval::metrics::Summary;
 use crate::eval::queries::QuestionSet;
 use crate::eval::retrieve::{Dense, Hybrid, Lexical, Retriever, RetrieverKind};
 use crate::eval::{evaluate, Chunked, Evaluation, Pool};
+use crate::extract::Structure;
 use crate::{Chunk, ChunkConfig, Chunker};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub fn run(cmd: EvalCmd) -> Result<()> {
     let kind = RetrieverKind::parse(&cmd.retriever)?;
@@ -47,11 +49,13 @@ pub(super) struct Corpus {
     pub ids: Vec<String>,
     pub paths: Vec<PathBuf>,
     pub texts: Vec<String>,
+    /// HTML and PDF: the structure of each extracted text (the html strategy reads it).
+    pub structures: Vec<Option<Arc<Structure>>>,
 }
 
 impl Corpus {
     /// The document itself, or for a folder each `<corpus_id>.md` / `.txt`
-    /// the questions name.
+    /// (or `.html`, `.pdf`: their extracted text) the questions name.
     pub fn load(path: &Path, questions: &QuestionSet, flags: &super::ChunkFlags) -> Result<Self> {
         if let Some(mb) = flags.max_input_mb {
             crate::input::set_document_limit_mb(mb)?;
@@ -77,9 +81,11 @@ impl Corpus {
             }
             vec![(stem, path.to_path_buf())]
         };
-        let mut corpus = Corpus { ids: Vec::new(), paths: Vec::new(), texts: Vec::new() };
+        let mut corpus = Corpus { ids: Vec::new(), paths: Vec::new(), texts: Vec::new(), structures: Vec::new() };
         for (id, p) in named {
-            corpus.texts.push(load_input(&p, flags.lossy)?.text);
+            let doc = load_input(&p, flags.lossy)?;
+            corpus.texts.push(doc.text);
+            corpus.structures.push(doc.structure);
             corpus.ids.push(id);
             corpus.paths.push(p);
         }
@@ -111,8 +117,8 @@ pub(super) fn run_one(
     progress: Option<&dyn Fn(usize, usize)>,
 ) -> Result<Run> {
     let mut chunks: Vec<Vec<Chunk>> = Vec::with_capacity(configs.len());
-    for (text, config) in corpus.texts.iter().zip(configs) {
-        chunks.push(Chunker::new(config)?.chunk(text)?);
+    for ((text, structure), config) in corpus.texts.iter().zip(&corpus.structures).zip(configs) {
+        chunks.push(Chunker::new(config)?.chunk_structured(text, structure.as_deref(), Control::none())?);
     }
     let chunked: Vec<Chunked<'_>> =
         corpus.texts.iter().zip(&chunks).map(|(text, chunks)| Chunked { text, chunks }).collect();
@@ -127,7 +133,7 @@ pub(super) fn run_one(
 }
 
 fn document_in(dir: &Path, id: &str) -> Result<PathBuf> {
-    ["md", "txt", "markdown", "rst"]
+    ["md", "txt", "markdown", "rst", "html", "htm", "pdf"]
         .iter()
         .map(|ext| dir.join(format!("{id}.{ext}")))
         .chain(std::iter::once(dir.join(id)))

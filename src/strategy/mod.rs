@@ -12,6 +12,7 @@
 pub mod document;
 pub mod fixed;
 pub mod hierarchical;
+pub mod html;
 pub mod langchain;
 pub mod late;
 pub mod markdown;
@@ -66,6 +67,9 @@ pub struct Context<'a> {
     pub model: Option<&'a dyn Embedder>,
     /// Progress and cancellation of model work.
     pub control: Control<'a>,
+    /// Where the text came from, when it was extracted from HTML or PDF
+    /// (blocks, element paths, pages); None for text given as is.
+    pub structure: Option<&'a crate::extract::Structure>,
 }
 
 impl<'a> Context<'a> {
@@ -188,8 +192,25 @@ impl Configured {
 
     /// Cut `text`; `model` is needed by the model strategies only.
     pub fn chunk(&self, text: &str, model: Option<&dyn Embedder>, control: Control<'_>) -> Result<Vec<Chunk>> {
-        let cx = Context { config: &self.config, sizer: &self.sizer, model, control };
-        let chunks = self.strategy.chunk(text, &cx)?;
+        self.chunk_in(text, None, model, control)
+    }
+
+    /// [`Configured::chunk`] of extracted text, with its structure for the
+    /// strategies that read it; every chunk gets `meta.element` / `meta.pages`
+    /// from the structure, whatever the strategy.
+    pub fn chunk_in(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        model: Option<&dyn Embedder>,
+        control: Control<'_>,
+    ) -> Result<Vec<Chunk>> {
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure };
+        let mut chunks = self.strategy.chunk(text, &cx)?;
+        // Pages and element paths first: the embed text names them.
+        if let Some(s) = structure {
+            s.annotate(&mut chunks);
+        }
         crate::contextual::attach(chunks, text, self)
     }
 
@@ -201,7 +222,7 @@ impl Configured {
         model: Option<&dyn Embedder>,
         control: Control<'_>,
     ) -> Result<Vec<Vec<Chunk>>> {
-        let cx = Context { config: &self.config, sizer: &self.sizer, model, control };
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure: None };
         self.strategy.chunk_within(text, ranges, &cx)
     }
 }

@@ -98,9 +98,9 @@ impl Separators {
         if let Some(list) = &opts.separators {
             return Self::custom(list, opts.is_regex);
         }
-        // The markdown strategy cuts oversize sections with prose separators.
-        let preset =
-            if strategy == StrategyKind::Markdown && opts.preset == "markdown" { "english" } else { &opts.preset };
+        // The heading strategies cut oversize sections with prose separators.
+        let sections = matches!(strategy, StrategyKind::Markdown | StrategyKind::Html);
+        let preset = if sections && opts.preset == "markdown" { "english" } else { &opts.preset };
         Self::preset(preset)
     }
 

@@ -38,6 +38,7 @@ strategy_table! {
     Sentence => super::sentence::SPEC,
     Markdown => super::markdown::SPEC,
     Document => super::document::SPEC,
+    Html => super::html::SPEC,
     LangchainCharacter => super::langchain::split::CHARACTER,
     LangchainRecursive => super::langchain::split::RECURSIVE,
     LangchainToken => super::langchain::token::SPEC,

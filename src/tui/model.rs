@@ -9,6 +9,7 @@ use super::semantic::{Cached, SemState};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::{DocKind, Document};
+use crate::extract::Structure;
 use crate::stats::Stats;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
@@ -122,6 +123,8 @@ pub struct Highlight {
 #[derive(Debug, Clone)]
 pub struct Model {
     pub text: Arc<str>,
+    /// HTML and PDF: where `text` (the extracted text) came from.
+    pub structure: Option<Arc<Structure>>,
     pub kind: DocKind,
     pub path: PathBuf,
     /// Bumped when the file is reloaded with new content.
@@ -168,6 +171,7 @@ impl Model {
         }
         let mut m = Model {
             text: Arc::from(doc.text),
+            structure: doc.structure,
             kind: doc.kind,
             path: doc.path.unwrap_or_else(|| PathBuf::from("untitled")),
             doc_rev: 0,
@@ -214,8 +218,9 @@ impl Model {
         let ext = self.path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
         match self.kind {
             DocKind::Markdown => Some("md".into()),
-            DocKind::Code | DocKind::Html => ext,
-            DocKind::Text => None,
+            DocKind::Code => ext,
+            // HTML and PDF are shown as their extracted text.
+            DocKind::Html | DocKind::Pdf | DocKind::Text => None,
         }
     }
 }

@@ -114,6 +114,8 @@ pub enum Cmd {
         rev: u64,
         config: ChunkConfig,
         text: Arc<str>,
+        /// HTML and PDF: the structure of `text`, for the html strategy and chunk metadata.
+        structure: Option<Arc<crate::extract::Structure>>,
     },
     /// Embed for a model strategy (on the embedding thread). `key` is set
     /// for re-cut strategies (the result is an analysis), None for a whole

@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 /// The watched file was read again.
 pub fn file_reloaded(m: &mut Model, doc: Document) -> Vec<Cmd> {
-    if *doc.text == *m.text {
+    // (An HTML edit may keep the text and move its elements: then the map changes.)
+    if *doc.text == *m.text && doc.structure == m.structure {
         if m.status.error {
             set_status(m, format!("{} is back", m.path.display()));
         }
@@ -34,6 +35,7 @@ pub fn file_reloaded(m: &mut Model, doc: Document) -> Vec<Cmd> {
 /// Put the new text in and drop what belonged to the old one.
 fn swap_text(m: &mut Model, doc: Document) {
     m.text = Arc::from(doc.text);
+    m.structure = doc.structure;
     m.kind = doc.kind;
     m.doc_rev += 1;
     let doc_rev = m.doc_rev;

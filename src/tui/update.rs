@@ -127,7 +127,13 @@ fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
     }
     semantic::cancel(m, pane);
     let p = &m.panes[pane];
-    Some(Cmd::Rechunk { pane, rev: p.rev, config: p.config.clone(), text: m.text.clone() })
+    Some(Cmd::Rechunk {
+        pane,
+        rev: p.rev,
+        config: p.config.clone(),
+        text: m.text.clone(),
+        structure: m.structure.clone(),
+    })
 }
 
 pub(super) fn set_status(m: &mut Model, text: String) {

@@ -8,7 +8,9 @@ use super::semantic::SemanticAnalysis;
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::Document;
+use crate::embedding::Control;
 use crate::error::{Error, Result};
+use crate::extract::Structure;
 use crate::size::Tokenizer;
 use crate::stats::Stats;
 use crate::Chunker;
@@ -27,6 +29,7 @@ struct ChunkReq {
     rev: u64,
     config: ChunkConfig,
     text: Arc<str>,
+    structure: Option<Arc<Structure>>,
     /// Re-cut from this analysis (and re-size it first when true).
     analysis: Option<(Arc<SemanticAnalysis>, bool)>,
 }
@@ -116,11 +119,12 @@ impl Runtime {
 
     pub fn exec(&self, cmd: Cmd) {
         match cmd {
-            Cmd::Rechunk { pane, rev, config, text } => {
-                let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text, analysis: None });
+            Cmd::Rechunk { pane, rev, config, text, structure } => {
+                let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text, structure, analysis: None });
             }
             Cmd::Recut { pane, rev, config, text, analysis, resize } => {
-                let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text, analysis: Some((analysis, resize)) });
+                let analysis = Some((analysis, resize));
+                let _ = self.chunk_tx.send(ChunkReq { pane, rev, config, text, structure: None, analysis });
             }
             Cmd::Embed { pane, id, rev, key, config, text, cancel, first } => {
                 let _ = self.embed_tx.send(EmbedReq { pane, id, rev, key, config, text, cancel, first });
@@ -164,8 +168,17 @@ pub fn write_export(path: &Path, kind: ExportKind, config: &ChunkConfig, chunks:
 
 /// Chunk one request: what the chunker thread does (the bench calls it too).
 pub fn chunk_now(config: &ChunkConfig, text: &str) -> std::result::Result<(Vec<Chunk>, Stats), String> {
+    chunk_structured_now(config, text, None)
+}
+
+/// [`chunk_now`] of extracted text (HTML, PDF) with its structure.
+pub fn chunk_structured_now(
+    config: &ChunkConfig,
+    text: &str,
+    structure: Option<&Structure>,
+) -> std::result::Result<(Vec<Chunk>, Stats), String> {
     let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
-    let chunks = chunker.chunk(text).map_err(|e| e.to_string())?;
+    let chunks = chunker.chunk_structured(text, structure, Control::none()).map_err(|e| e.to_string())?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let stats = Stats::compute(&chunks, text, limit);
     Ok((chunks, stats))
@@ -204,7 +217,7 @@ fn chunk_worker(rx: Receiver<ChunkReq>, counter: Sender<CountJob>, tx: Sender<Ms
         let Some(req) = latest[0].take().or_else(|| latest[1].take()) else { continue };
         let result = match &req.analysis {
             Some((a, resize)) => embedder::recut_now(&req.config, &req.text, a, *resize),
-            None => chunk_now(&req.config, &req.text),
+            None => chunk_structured_now(&req.config, &req.text, req.structure.as_deref()),
         };
         let result = result.map(|(chunks, stats)| (Arc::new(chunks), stats));
         if let Ok((chunks, _)) = &result {

@@ -13,7 +13,7 @@
 //!   is a single grapheme cluster (it cannot be cut);
 //! - overlap between neighbours follows the strategy's rule: `fixed` is the
 //!   exact stride rule, `recursive`/`markdown` overlap at most `overlap`
-//!   units, `sentence` repeats at most `overlap_sentences` whole sentences (or,
+//!   units (`html` too), `sentence` repeats at most `overlap_sentences` whole sentences (or,
 //!   inside one oversize sentence, at most `overlap` units), `document` is one
 //!   chunk of the whole text;
 //! - the LangChain-compatible strategies get looser checks: their chunks may
@@ -76,8 +76,19 @@ pub fn config(kind: StrategyKind, unit: Unit, size: usize, overlap: usize) -> Ch
 /// LangChain strategy refuses a text with a tokenizer special token (as
 /// LangChain does).
 pub fn run_and_check(checker: &Checker<'_>, cfg: &ChunkConfig) -> Result<Option<Vec<Chunk>>, String> {
+    run_and_check_in(checker, cfg, None)
+}
+
+/// [`run_and_check`] of extracted text (HTML, PDF) with its structure, as
+/// `Chunker::chunk_document` cuts it.
+pub fn run_and_check_in(
+    checker: &Checker<'_>,
+    cfg: &ChunkConfig,
+    structure: Option<&chunktui::extract::Structure>,
+) -> Result<Option<Vec<Chunk>>, String> {
     let chunker = Chunker::new(cfg).map_err(|e| format!("Chunker::new({}): {e}", describe(cfg)))?;
-    let chunks = match chunker.chunk(checker.text) {
+    let control = chunktui::embedding::Control::none();
+    let chunks = match chunker.chunk_structured(checker.text, structure, control) {
         Ok(c) => c,
         Err(_) if is_langchain(cfg.strategy) && has_special_token(checker.text) => return Ok(None),
         Err(e) => return Err(format!("{}: chunk() failed: {e}", describe(cfg))),
@@ -186,7 +197,8 @@ impl<'t> Checker<'t> {
         self.check_limit(cfg, chunks)?;
 
         // Our strategies (but fixed chars and document) emit chunks without surrounding whitespace.
-        if matches!(cfg.strategy, StrategyKind::Recursive | StrategyKind::Sentence | StrategyKind::Markdown) {
+        let trims = [StrategyKind::Recursive, StrategyKind::Sentence, StrategyKind::Markdown, StrategyKind::Html];
+        if trims.contains(&cfg.strategy) {
             for (i, c) in chunks.iter().enumerate() {
                 let s = &text[c.range.clone()];
                 if s.trim() != s {
@@ -197,7 +209,9 @@ impl<'t> Checker<'t> {
 
         match cfg.strategy {
             StrategyKind::Fixed => self.check_fixed(cfg, chunks),
-            StrategyKind::Recursive | StrategyKind::Markdown => self.check_overlap_units(cfg, chunks),
+            StrategyKind::Recursive | StrategyKind::Markdown | StrategyKind::Html => {
+                self.check_overlap_units(cfg, chunks)
+            }
             StrategyKind::Sentence => self.check_sentence_overlap(cfg, chunks),
             StrategyKind::Document => {
                 let expected: Vec<Range<usize>> =
@@ -586,6 +600,16 @@ pub fn sample_files() -> Vec<PathBuf> {
             .collect(),
         Err(_) => Vec::new(),
     };
+    out.sort();
+    out
+}
+
+/// Our own HTML and PDF samples (samples/*.html, *.pdf), read through extraction.
+pub fn extracted_sample_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut out: Vec<PathBuf> =
+        std::fs::read_dir(&dir).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+    out.retain(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("html" | "pdf")));
     out.sort();
     out
 }

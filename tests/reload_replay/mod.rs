@@ -96,7 +96,7 @@ pub fn answer(cmd: Cmd) -> Vec<Msg> {
     let cut = |config: &ChunkConfig, text: &str| chunk_now(config, text).map(|(c, s)| (Arc::new(c), s));
     let without_model = |config: &ChunkConfig| ChunkConfig { strategy: StrategyKind::Recursive, ..config.clone() };
     match cmd {
-        Cmd::Rechunk { pane, rev, config, text } => vec![Msg::Chunked { pane, rev, result: cut(&config, &text) }],
+        Cmd::Rechunk { pane, rev, config, text, .. } => vec![Msg::Chunked { pane, rev, result: cut(&config, &text) }],
         Cmd::Recut { pane, rev, config, text, .. } => {
             vec![Msg::Chunked { pane, rev, result: cut(&without_model(&config), &text) }]
         }

@@ -174,11 +174,12 @@ impl Strategy for Sections {
     }
 }
 
-fn next_levels(c: &mut ChunkConfig) -> String {
+/// The `o` key of the heading strategies (markdown, html): the next set of levels.
+pub(crate) fn next_levels(c: &mut ChunkConfig) -> String {
     let options: [&[u8]; 4] = [&[1, 2, 3], &[1, 2], &[1], &[1, 2, 3, 4, 5, 6]];
     let i = options.iter().position(|o| *o == c.markdown.levels.as_slice()).map_or(0, |i| (i + 1) % options.len());
     c.markdown.levels = options[i].to_vec();
-    format!("markdown levels {:?}", c.markdown.levels)
+    format!("heading levels {:?}", c.markdown.levels)
 }
 
 #[cfg(test)]

@@ -1,0 +1,396 @@
+//! HTML to text with the structure kept, parsed by html5ever (through
+//! `scraper`), so entities, unclosed tags and stray markup are read the way a
+//! browser reads them.
+//!
+//! - Dropped: `head` (title and metadata), `script`, `style`, `noscript`,
+//!   `template`, and embedded non-text content (`svg`, `math`, `iframe`,
+//!   `object`, `canvas`), and comments.
+//! - Every block (heading, paragraph, list, table, `pre`, a run of text
+//!   directly inside a container) becomes one block of the text, separated
+//!   from the next by a blank line. Inside a block, whitespace collapses to
+//!   one space as a browser shows it (a line break between two CJK
+//!   characters disappears, as CSS Text says), `<br>` is a line break.
+//! - Headings are their text on their own line(s), without markup.
+//! - Lists are one block, an item a line: `- ` for `ul`, `1. ` for `ol`
+//!   (counting from its `start`), nested lists indented by two spaces;
+//!   `dl` terms on their own line, definitions indented.
+//! - Tables are one block, a row a line, cells separated by ` | ` (not
+//!   tabs: a chunk then reads like a Markdown table row anywhere, and
+//!   terminals show tabs at unpredictable widths); a caption is its first line.
+//! - `pre` keeps its whitespace.
+//!
+//! Element paths are CSS selectors from the root, `html > body > article >
+//! section:nth-of-type(2) > p:nth-of-type(3)`: `:nth-of-type(n)` is added
+//! where the parent holds more than one element of that tag, so the path
+//! pastes into `document.querySelector` and finds the block.
+
+use super::{BlockKind, Extracted, TextBuilder};
+use ego_tree::{NodeId, NodeRef};
+use scraper::{Html, Node};
+use std::collections::HashMap;
+use unicode_width::UnicodeWidthChar;
+
+type NodeR<'a> = NodeRef<'a, Node>;
+
+/// Elements whose content is not text a reader sees.
+const DROPPED: &[&str] =
+    &["head", "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas"];
+
+/// Elements that break the flow of text: inline text before and after them
+/// belongs to different blocks.
+const BLOCKS: &[&str] = &[
+    "html",
+    "body",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dialog",
+    "div",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "header",
+    "hgroup",
+    "legend",
+    "main",
+    "nav",
+    "p",
+    "section",
+    "summary",
+    "li",
+    "dd",
+    "dt",
+    "caption",
+    "td",
+    "th",
+    "tr",
+];
+
+/// Extract the text and structure of an HTML document.
+pub fn extract(source: &str) -> Extracted {
+    let doc = Html::parse_document(source);
+    let mut w = Walker { b: TextBuilder::default(), inline: Inline::default(), owner: None, nth: HashMap::new() };
+    w.walk(*doc.root_element());
+    w.flush();
+    w.b.out
+}
+
+/// Inline text as a browser lays it out: whitespace runs collapse to one
+/// space, none at the start of a line.
+#[derive(Default)]
+struct Inline {
+    buf: String,
+    /// Whitespace seen since the last char, and whether it held a line break.
+    space: bool,
+    newline: bool,
+}
+
+impl Inline {
+    fn text(&mut self, s: &str) {
+        for c in s.chars() {
+            // HTML's whitespace only: a no-break space stays.
+            if matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c') {
+                self.space = true;
+                self.newline |= c == '\n';
+                continue;
+            }
+            if self.space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
+                // A source line break between two wide (CJK) chars is no space.
+                let prev_wide = self.buf.chars().next_back().and_then(|p| p.width()) == Some(2);
+                if !(self.newline && prev_wide && c.width() == Some(2)) {
+                    self.buf.push(' ');
+                }
+            }
+            self.space = false;
+            self.newline = false;
+            self.buf.push(c);
+        }
+    }
+
+    fn line_break(&mut self) {
+        self.buf.push('\n');
+        self.space = false;
+        self.newline = false;
+    }
+
+    /// A block boundary inside an inline context (a `<p>` in a list item):
+    /// a space at most.
+    fn soft_break(&mut self) {
+        self.space = true;
+    }
+
+    fn take(&mut self) -> String {
+        self.space = false;
+        self.newline = false;
+        std::mem::take(&mut self.buf)
+    }
+}
+
+struct Walker<'a> {
+    b: TextBuilder,
+    inline: Inline,
+    /// The block element the pending inline text belongs to.
+    owner: Option<NodeR<'a>>,
+    /// Per element: its `:nth-of-type` index, when its parent has several of its tag.
+    nth: HashMap<NodeId, Option<usize>>,
+}
+
+fn element_name<'a>(n: &NodeR<'a>) -> Option<&'a str> {
+    n.value().as_element().map(|e| e.name())
+}
+
+fn heading_level(name: &str) -> Option<u8> {
+    match name.as_bytes() {
+        [b'h', d @ b'1'..=b'6'] => Some(d - b'0'),
+        _ => None,
+    }
+}
+
+impl<'a> Walker<'a> {
+    fn walk(&mut self, node: NodeR<'a>) {
+        for child in node.children() {
+            match child.value() {
+                Node::Text(t) => {
+                    if self.owner.is_none() && !t.trim().is_empty() {
+                        self.owner = Some(block_ancestor(child));
+                    }
+                    self.inline.text(t);
+                }
+                Node::Element(e) => self.element(child, e.name()),
+                _ => {}
+            }
+        }
+    }
+
+    fn element(&mut self, node: NodeR<'a>, name: &str) {
+        if DROPPED.contains(&name) {
+            return;
+        }
+        if let Some(level) = heading_level(name) {
+            self.flush();
+            let text = inline_text(node, false);
+            self.emit(&text, BlockKind::Heading(level), node);
+            return;
+        }
+        match name {
+            "ul" | "ol" | "dl" => {
+                self.flush();
+                let mut text = String::new();
+                render_list(node, 0, &mut text);
+                self.emit(&text, BlockKind::List, node);
+            }
+            "table" => {
+                self.flush();
+                self.emit(&render_table(node), BlockKind::Table, node);
+            }
+            "pre" => {
+                self.flush();
+                let mut text = String::new();
+                raw_text(node, &mut text);
+                self.emit(&text, BlockKind::Preformatted, node);
+            }
+            "br" => self.inline.line_break(),
+            "hr" => self.flush(),
+            _ if BLOCKS.contains(&name) => {
+                self.flush();
+                self.walk(node);
+                self.flush();
+            }
+            _ => self.walk(node),
+        }
+    }
+
+    /// The pending inline text as a paragraph of its owner.
+    fn flush(&mut self) {
+        let text = self.inline.take();
+        if let Some(owner) = self.owner.take() {
+            let element = self.path(owner);
+            self.b.block(&text, BlockKind::Paragraph, Some(element));
+        }
+    }
+
+    fn emit(&mut self, text: &str, kind: BlockKind, node: NodeR<'_>) {
+        let element = self.path(node);
+        self.b.block(text, kind, Some(element));
+    }
+
+    /// `html > body > section:nth-of-type(2) > p`.
+    fn path(&mut self, node: NodeR<'_>) -> String {
+        let mut steps: Vec<String> = Vec::new();
+        let mut cur = Some(node);
+        while let Some(n) = cur {
+            if let Some(name) = element_name(&n) {
+                match self.nth_of_type(n) {
+                    Some(k) => steps.push(format!("{name}:nth-of-type({k})")),
+                    None => steps.push(name.to_string()),
+                }
+            }
+            cur = n.parent();
+        }
+        steps.reverse();
+        steps.join(" > ")
+    }
+
+    /// `node`'s 1-based index among its parent's elements of its tag, or
+    /// None when it is the only one. Computed once per parent (a page of ten
+    /// thousand sibling paragraphs must not count siblings ten thousand times).
+    fn nth_of_type(&mut self, node: NodeR<'_>) -> Option<usize> {
+        if let Some(&k) = self.nth.get(&node.id()) {
+            return k;
+        }
+        let parent = node.parent()?;
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut index = Vec::new();
+        for child in parent.children() {
+            if let Some(n) = element_name(&child) {
+                let k = counts.entry(n).or_default();
+                *k += 1;
+                index.push((child.id(), n, *k));
+            }
+        }
+        for (id, n, k) in index {
+            let several = counts.get(n).copied().unwrap_or(0) > 1;
+            self.nth.insert(id, several.then_some(k));
+        }
+        self.nth.get(&node.id()).copied().flatten()
+    }
+}
+
+/// The nearest ancestor that is a block (the body when nothing closer is).
+fn block_ancestor(node: NodeR<'_>) -> NodeR<'_> {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if element_name(&n).is_some_and(|name| BLOCKS.contains(&name)) {
+            return n;
+        }
+        cur = n.parent();
+    }
+    node
+}
+
+/// The text of a subtree as one inline run (headings, list items, cells).
+/// Nested lists are left out when `skip_lists` (they get their own lines).
+fn inline_text(node: NodeR<'_>, skip_lists: bool) -> String {
+    fn go(node: NodeR<'_>, skip_lists: bool, out: &mut Inline) {
+        for child in node.children() {
+            match child.value() {
+                Node::Text(t) => out.text(t),
+                Node::Element(e) => {
+                    let name = e.name();
+                    if DROPPED.contains(&name) || (skip_lists && matches!(name, "ul" | "ol" | "dl")) {
+                        continue;
+                    }
+                    if name == "br" {
+                        out.line_break();
+                        continue;
+                    }
+                    let block = BLOCKS.contains(&name) || heading_level(name).is_some() || name == "table";
+                    if block {
+                        out.soft_break();
+                    }
+                    go(child, skip_lists, out);
+                    if block {
+                        out.soft_break();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut inline = Inline::default();
+    go(node, skip_lists, &mut inline);
+    inline.take()
+}
+
+/// Every text node of a subtree as it is (`pre`).
+fn raw_text(node: NodeR<'_>, out: &mut String) {
+    for child in node.children() {
+        match child.value() {
+            Node::Text(t) => out.push_str(t),
+            Node::Element(e) if e.name() == "br" => out.push('\n'),
+            Node::Element(e) if !DROPPED.contains(&e.name()) => raw_text(child, out),
+            _ => {}
+        }
+    }
+}
+
+/// Lists nested somewhere inside `node`, not inside another list.
+fn nested_lists<'a>(node: NodeR<'a>, out: &mut Vec<NodeR<'a>>) {
+    for child in node.children() {
+        match element_name(&child) {
+            Some("ul" | "ol" | "dl") => out.push(child),
+            Some(name) if !DROPPED.contains(&name) => nested_lists(child, out),
+            _ => {}
+        }
+    }
+}
+
+fn render_list(list: NodeR<'_>, depth: usize, out: &mut String) {
+    let indent = "  ".repeat(depth);
+    let ordered = element_name(&list) == Some("ol");
+    let mut number: i64 =
+        list.value().as_element().and_then(|e| e.attr("start")).and_then(|s| s.trim().parse().ok()).unwrap_or(1);
+    for item in list.children() {
+        let Some(name) = element_name(&item) else { continue };
+        let marker = match name {
+            "li" if ordered => {
+                number += 1;
+                format!("{}. ", number - 1)
+            }
+            "li" => "- ".to_string(),
+            "dt" => String::new(),
+            "dd" => "  ".to_string(),
+            _ => continue,
+        };
+        let text = inline_text(item, true);
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        // Lines after the first (a `<br>` in the item) line up under its text.
+        let pad = format!("\n{indent}{}", " ".repeat(marker.chars().count()));
+        out.push_str(&format!("{indent}{marker}{}", text.trim().replace('\n', &pad)));
+        let mut lists = Vec::new();
+        nested_lists(item, &mut lists);
+        for nested in lists {
+            render_list(nested, depth + 1, out);
+        }
+    }
+}
+
+/// Rows of `node` (through thead/tbody/tfoot), not of tables nested in cells.
+fn rows<'a>(node: NodeR<'a>, out: &mut Vec<NodeR<'a>>) {
+    for child in node.children() {
+        match element_name(&child) {
+            Some("tr") => out.push(child),
+            Some("thead" | "tbody" | "tfoot") => rows(child, out),
+            _ => {}
+        }
+    }
+}
+
+fn render_table(table: NodeR<'_>) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for child in table.children() {
+        if element_name(&child) == Some("caption") {
+            lines.push(inline_text(child, false).replace('\n', " "));
+        }
+    }
+    let mut trs = Vec::new();
+    rows(table, &mut trs);
+    for tr in trs {
+        let cells: Vec<String> = tr
+            .children()
+            .filter(|c| matches!(element_name(c), Some("td" | "th")))
+            .map(|c| inline_text(c, false).trim().replace('\n', " "))
+            .collect();
+        if cells.iter().any(|c| !c.is_empty()) {
+            lines.push(cells.join(" | "));
+        }
+    }
+    lines.join("\n")
+}

@@ -1,0 +1,185 @@
+//! HTML structure, as LangChain's HTMLHeaderTextSplitter cuts it: a new
+//! chunk at every heading of the configured levels (`h1`..`h6`, the
+//! `markdown.levels` setting, `--levels`), each chunk tagged with its heading
+//! path. It reads the blocks that extraction found ([`Context::structure`]):
+//! a section over `size` is packed from whole blocks, so a table or list
+//! that fits stays in one chunk; only a block over `size` alone is cut (prose
+//! with the recursive separators, tables, lists and `pre` between lines).
+//!
+//! Text without a structure map (plain text given to the library, a PDF)
+//! has no headings: it is packed the same way from its paragraphs.
+
+use super::markdown::next_levels;
+use super::{Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::error::Result;
+use crate::extract::BlockKind;
+use crate::segment::push_trimmed;
+use crate::size::SizeIndex;
+use crate::strategy::recursive::{self, Packer, Sep, Separators};
+use std::ops::Range;
+
+pub const SPEC: Spec = Spec {
+    name: "html",
+    help:
+        "a chunk per HTML section at --levels headings (h1-h6), tagged with its heading path; tables, lists kept whole",
+    needs_model: false,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::Units,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["--levels", "--preset", "--separators", "--regex"],
+    option: Some(OptionKnob { show: |c| format!("levels={:?}", c.markdown.levels), next: next_levels }),
+    recut: None,
+    build: |c| {
+        let prose = Separators::from_options(&c.recursive, StrategyKind::Html)?;
+        Ok(Box::new(Sections { prose, lines: Separators(vec![Sep::Line, Sep::Whitespace, Sep::Grapheme]) }))
+    },
+};
+
+struct Sections {
+    /// Cut oversize paragraphs and headings.
+    prose: Separators,
+    /// Cut oversize tables, lists and preformatted text: between lines first.
+    lines: Separators,
+}
+
+impl Strategy for Sections {
+    fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let index = cx.sizer.index(text)?;
+        let blocks: Vec<(Range<usize>, BlockKind)> = match cx.structure {
+            Some(s) if !s.blocks.is_empty() => s.blocks.iter().map(|b| (b.range.clone(), b.kind)).collect(),
+            _ => paragraphs(text),
+        };
+        let cut = Cut { text, index: &index, cfg: cx.config, seps: self };
+        let levels = &cx.config.markdown.levels;
+        let mut chunks = Vec::new();
+        // The open headings (level, title) and the path of the open section.
+        let mut open: Vec<(u8, String)> = Vec::new();
+        let mut path: Vec<String> = Vec::new();
+        let mut section: Vec<(Range<usize>, BlockKind)> = Vec::new();
+        for (range, kind) in blocks {
+            if let BlockKind::Heading(level) = kind {
+                let starts = levels.contains(&level);
+                if starts {
+                    cut.section(&std::mem::take(&mut section), &path, &mut chunks);
+                }
+                open.retain(|(l, _)| *l < level);
+                open.push((level, text[range.clone()].split_whitespace().collect::<Vec<_>>().join(" ")));
+                if starts {
+                    path = open.iter().map(|(_, t)| t.clone()).collect();
+                }
+            }
+            section.push((range, kind));
+        }
+        cut.section(&section, &path, &mut chunks);
+        Ok(chunks)
+    }
+}
+
+/// What every section is cut with.
+struct Cut<'a, 't> {
+    text: &'a str,
+    index: &'a SizeIndex<'t>,
+    cfg: &'a ChunkConfig,
+    seps: &'a Sections,
+}
+
+impl Cut<'_, '_> {
+    /// One chunk when the section fits, else its blocks packed.
+    fn section(&self, blocks: &[(Range<usize>, BlockKind)], path: &[String], chunks: &mut Vec<Chunk>) {
+        let (Some(first), Some(last)) = (blocks.first(), blocks.last()) else { return };
+        let (text, index, cfg) = (self.text, self.index, self.cfg);
+        let whole = first.0.start..last.0.end;
+        let mut out = Vec::new();
+        if index.size(whole.clone()) <= cfg.size {
+            push_trimmed(text, whole, &mut out);
+        } else {
+            let mut packer = Packer::new(text, index, cfg.size, cfg.overlap);
+            for (range, kind) in blocks {
+                let seps = match kind {
+                    BlockKind::Heading(_) | BlockKind::Paragraph => &self.seps.prose,
+                    BlockKind::List | BlockKind::Table | BlockKind::Preformatted => &self.seps.lines,
+                };
+                packer.push(range.clone(), &mut out, &mut |piece, out| {
+                    out.extend(recursive::chunk(text, index, seps, cfg.size, cfg.overlap, piece))
+                });
+            }
+            packer.finish(&mut out);
+        }
+        for r in out {
+            let mut c = Chunk::new(r.clone(), index.size(r));
+            c.meta.headings = path.to_vec();
+            chunks.push(c);
+        }
+    }
+}
+
+/// Paragraphs of text without a structure map: runs of non-blank lines.
+fn paragraphs(text: &str) -> Vec<(Range<usize>, BlockKind)> {
+    let mut out = Vec::new();
+    let mut open: Option<Range<usize>> = None;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let range = start..start + line.len();
+        start = range.end;
+        if line.trim().is_empty() {
+            out.extend(open.take().map(|r| (r, BlockKind::Paragraph)));
+        } else {
+            open = Some(open.map_or(range.clone(), |o| o.start..range.end));
+        }
+    }
+    out.extend(open.map(|r| (r, BlockKind::Paragraph)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::html::extract;
+    use crate::size::Sizer;
+
+    fn run(text: &str, structure: Option<&crate::extract::Structure>, size: usize) -> Vec<(String, Vec<String>)> {
+        let cfg = ChunkConfig { strategy: StrategyKind::Html, size, overlap: 0, ..Default::default() };
+        let sizer = Sizer::chars();
+        let cx =
+            Context { config: &cfg, sizer: &sizer, model: None, control: crate::embedding::Control::none(), structure };
+        let chunks = (SPEC.build)(&cfg).unwrap().chunk(text, &cx).unwrap();
+        chunks.into_iter().map(|c| (text[c.range].to_string(), c.meta.headings)).collect()
+    }
+
+    #[test]
+    fn sections_at_headings_with_their_paths() {
+        let html = "<h1>Guide</h1><p>Intro.</p><h2>Install</h2><p>Run it.</p><h3>Deep</h3><p>More.</p>\
+                    <h2>Use</h2><p>Type.</p>";
+        let ex = extract(html);
+        let got = run(&ex.text, Some(&ex.structure), 1000);
+        assert_eq!(got.len(), 4, "{got:?}");
+        assert_eq!(got[1], ("Install\n\nRun it.".to_string(), vec!["Guide".to_string(), "Install".to_string()]));
+        assert_eq!(got[2].1, ["Guide", "Install", "Deep"]);
+        assert_eq!(got[3].1, ["Guide", "Use"]);
+    }
+
+    #[test]
+    fn a_table_that_fits_is_never_cut_and_one_that_does_not_is_cut_between_rows() {
+        let rows: String = (1..=4).map(|i| format!("<tr><td>row {i}</td><td>value {i}</td></tr>")).collect();
+        let html =
+            format!("<h2>T</h2><p>Some words before the table, enough of them.</p><table>{rows}</table><p>After.</p>");
+        let ex = extract(&html);
+        let table = "row 1 | value 1\nrow 2 | value 2\nrow 3 | value 3\nrow 4 | value 4";
+        let got = run(&ex.text, Some(&ex.structure), 70);
+        assert!(got.iter().any(|(t, _)| t == table), "{got:?}");
+        let got = run(&ex.text, Some(&ex.structure), 40);
+        assert!(got.iter().any(|(t, _)| t == "row 1 | value 1\nrow 2 | value 2"), "{got:?}");
+    }
+
+    #[test]
+    fn plain_text_falls_back_to_paragraphs() {
+        let text = "First paragraph here.\n\nSecond paragraph, a bit longer.\r\n\r\nThird.";
+        let got = run(text, None, 45);
+        let texts: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(texts, ["First paragraph here.", "Second paragraph, a bit longer.\r\n\r\nThird."]);
+        assert!(got.iter().all(|(_, h)| h.is_empty()));
+    }
+}
