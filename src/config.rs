@@ -92,6 +92,8 @@ pub struct ChunkConfig {
     pub langchain: LangchainOptions,
     #[serde(default, skip_serializing_if = "SemanticOptions::is_default")]
     pub semantic: SemanticOptions,
+    #[serde(default, skip_serializing_if = "CodeOptions::is_default")]
+    pub code: CodeOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -112,6 +114,7 @@ impl Default for ChunkConfig {
             markdown: MarkdownOptions::default(),
             langchain: LangchainOptions::default(),
             semantic: SemanticOptions::default(),
+            code: CodeOptions::default(),
         }
     }
 }
@@ -310,6 +313,17 @@ impl Default for SemanticOptions {
     }
 }
 
+/// The `code` strategy.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodeOptions {
+    /// The tree-sitter grammar: rust, python, javascript, typescript, tsx,
+    /// go, java, c, cpp (or a file extension such as `ts`). `None` or another
+    /// language: the recursive splitter with a code preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -317,7 +331,7 @@ macro_rules! is_default {
         }
     )*};
 }
-is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions);
+is_default!(RecursiveOptions, SentenceOptions, MarkdownOptions, LangchainOptions, SemanticOptions, CodeOptions);
 
 impl ChunkConfig {
     /// Apply what a strategy implies: `langchain-token` always counts tokens;

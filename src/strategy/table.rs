@@ -38,6 +38,7 @@ strategy_table! {
     Sentence => super::sentence::SPEC,
     Markdown => super::markdown::SPEC,
     Document => super::document::SPEC,
+    Code => super::code::SPEC,
     LangchainCharacter => super::langchain::split::CHARACTER,
     LangchainRecursive => super::langchain::split::RECURSIVE,
     LangchainToken => super::langchain::token::SPEC,
