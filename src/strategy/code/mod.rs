@@ -133,7 +133,7 @@ fn apart(text: &str, mut ranges: Vec<std::ops::Range<usize>>) -> Vec<std::ops::R
     ranges.retain_mut(|r| {
         *r = crate::segment::trim_range(text, r.start.max(end)..r.end.max(end));
         end = end.max(r.end);
-        !r.is_empty()
+        r.start < r.end
     });
     ranges
 }

@@ -45,10 +45,3 @@ fn unknown_languages_use_their_preset_or_the_code_preset() {
         assert_eq!(got, want, "{language:?}");
     }
 }
-
-#[cfg(not(feature = "code"))]
-#[test]
-fn without_the_feature_a_grammar_language_says_how_to_get_it() {
-    let err = Chunker::new(&code_config(Some("rust"), 100)).unwrap_err().to_string();
-    assert!(err.contains("feature 'code'") && err.contains("--preset rust"), "{err}");
-}
