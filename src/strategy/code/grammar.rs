@@ -9,8 +9,8 @@ use tree_sitter::{Language, Node};
 pub struct Grammar {
     pub name: &'static str,
     pub language: fn() -> Language,
-    /// (node kind, the word its symbol starts with).
-    items: &'static [(&'static str, &'static str)],
+    /// (node kind, the word its symbol starts with), in one list or more.
+    items: &'static [&'static [(&'static str, &'static str)]],
     /// Nodes that hold one item and name nothing themselves.
     wrappers: &'static [&'static str],
     /// Nodes that go with the item after them.
@@ -20,7 +20,7 @@ pub struct Grammar {
 const RUST: Grammar = Grammar {
     name: "rust",
     language: || tree_sitter_rust::LANGUAGE.into(),
-    items: &[
+    items: &[&[
         ("function_item", "fn"),
         ("function_signature_item", "fn"),
         ("impl_item", "impl"),
@@ -30,7 +30,7 @@ const RUST: Grammar = Grammar {
         ("union_item", "union"),
         ("mod_item", "mod"),
         ("macro_definition", "macro_rules!"),
-    ],
+    ]],
     wrappers: &[],
     attached: &["line_comment", "block_comment", "attribute_item"],
 };
@@ -38,7 +38,7 @@ const RUST: Grammar = Grammar {
 const PYTHON: Grammar = Grammar {
     name: "python",
     language: || tree_sitter_python::LANGUAGE.into(),
-    items: &[("function_definition", "def"), ("class_definition", "class")],
+    items: &[&[("function_definition", "def"), ("class_definition", "class")]],
     wrappers: &["decorated_definition"],
     attached: &["comment", "decorator"],
 };
@@ -56,19 +56,13 @@ const JS_ITEMS: &[(&str, &str)] = &[
 const JAVASCRIPT: Grammar = Grammar {
     name: "javascript",
     language: || tree_sitter_javascript::LANGUAGE.into(),
-    items: JS_ITEMS,
+    items: &[JS_ITEMS],
     wrappers: &["export_statement"],
     attached: &["comment", "decorator"],
 };
 
 const TS_ITEMS: &[(&str, &str)] = &[
-    ("function_declaration", "function"),
-    ("generator_function_declaration", "function*"),
-    ("class_declaration", "class"),
     ("abstract_class_declaration", "class"),
-    ("method_definition", "method"),
-    ("lexical_declaration", "function"),
-    ("variable_declaration", "function"),
     ("interface_declaration", "interface"),
     ("type_alias_declaration", "type"),
     ("enum_declaration", "enum"),
@@ -82,7 +76,7 @@ const TS_ITEMS: &[(&str, &str)] = &[
 const TYPESCRIPT: Grammar = Grammar {
     name: "typescript",
     language: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-    items: TS_ITEMS,
+    items: &[JS_ITEMS, TS_ITEMS],
     wrappers: &["export_statement", "ambient_declaration"],
     attached: &["comment", "decorator"],
 };
@@ -92,12 +86,12 @@ const TSX: Grammar = Grammar { name: "tsx", language: || tree_sitter_typescript:
 const GO: Grammar = Grammar {
     name: "go",
     language: || tree_sitter_go::LANGUAGE.into(),
-    items: &[
+    items: &[&[
         ("function_declaration", "func"),
         ("method_declaration", "func"),
         ("type_spec", "type"),
         ("type_alias", "type"),
-    ],
+    ]],
     wrappers: &["type_declaration"],
     attached: &["comment"],
 };
@@ -105,7 +99,7 @@ const GO: Grammar = Grammar {
 const JAVA: Grammar = Grammar {
     name: "java",
     language: || tree_sitter_java::LANGUAGE.into(),
-    items: &[
+    items: &[&[
         ("class_declaration", "class"),
         ("interface_declaration", "interface"),
         ("enum_declaration", "enum"),
@@ -114,7 +108,7 @@ const JAVA: Grammar = Grammar {
         ("method_declaration", "method"),
         ("constructor_declaration", "constructor"),
         ("compact_constructor_declaration", "constructor"),
-    ],
+    ]],
     wrappers: &[],
     attached: &["line_comment", "block_comment"],
 };
@@ -131,7 +125,7 @@ const C_ITEMS: &[(&str, &str)] = &[
 const C: Grammar = Grammar {
     name: "c",
     language: || tree_sitter_c::LANGUAGE.into(),
-    items: C_ITEMS,
+    items: &[C_ITEMS],
     wrappers: &["declaration"],
     attached: &["comment"],
 };
@@ -139,15 +133,7 @@ const C: Grammar = Grammar {
 const CPP: Grammar = Grammar {
     name: "cpp",
     language: || tree_sitter_cpp::LANGUAGE.into(),
-    items: &[
-        ("function_definition", "function"),
-        ("struct_specifier", "struct"),
-        ("union_specifier", "union"),
-        ("enum_specifier", "enum"),
-        ("class_specifier", "class"),
-        ("type_definition", "typedef"),
-        ("namespace_definition", "namespace"),
-    ],
+    items: &[C_ITEMS, &[("class_specifier", "class"), ("namespace_definition", "namespace")]],
     wrappers: &["declaration", "template_declaration"],
     attached: &["comment"],
 };
@@ -171,7 +157,7 @@ impl Grammar {
     /// or None for a node that is no item.
     pub fn label(&self, node: Node<'_>, text: &str) -> Option<String> {
         let kind = node.kind();
-        let &(_, word) = self.items.iter().find(|(k, _)| *k == kind)?;
+        let word = self.word(kind)?;
         match name(node, text) {
             Some(name) if name.is_empty() => Some(word.to_string()),
             Some(name) => Some(format!("{word} {name}")),
@@ -205,7 +191,12 @@ impl Grammar {
         if self.wrappers.contains(&kind) || conditional(kind) {
             return self.symbol(node, text).is_some();
         }
-        self.items.iter().any(|(k, _)| *k == kind)
+        self.word(kind).is_some()
+    }
+
+    /// The word an item kind's symbols start with.
+    fn word(&self, kind: &str) -> Option<&'static str> {
+        self.items.iter().flat_map(|list| list.iter()).find(|(k, _)| *k == kind).map(|&(_, word)| word)
     }
 }
 
