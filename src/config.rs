@@ -124,7 +124,7 @@ impl Default for ChunkConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct RecursiveOptions {
     /// `english`, `chinese`, `markdown`, `rust`, `python`, `javascript`, `go`,
-    /// `java`, `c`; ignored when `separators` is set.
+    /// `java`, `c`, `code`; ignored when `separators` is set.
     pub preset: String,
     /// Custom separators in priority order. `""` means "between characters".
     #[serde(skip_serializing_if = "Option::is_none")]

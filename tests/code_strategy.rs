@@ -349,6 +349,14 @@ fn broken_code_is_still_covered_within_the_size() {
 }
 
 #[test]
+fn a_file_too_big_to_parse_is_refused_with_what_to_do() {
+    let text = "x".repeat(chunktui::strategy::code::MAX_PARSE_BYTES + 1);
+    let err = Chunker::new(&code_config(Some("rust"), Unit::Chars, 1000)).unwrap().chunk(&text).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("32 MB of rust") && msg.contains("--strategy recursive") && !msg.contains('\n'), "{msg}");
+}
+
+#[test]
 fn without_a_grammar_the_recursive_presets_take_over() {
     let text = "class A\n  def f\n    1\n  end\nend\n\nclass B\n  def g\n    2\n  end\nend\n";
     let recursive = |preset: &str| {

@@ -28,6 +28,8 @@
 mod grammar;
 #[cfg(feature = "code")]
 mod walk;
+#[cfg(feature = "code")]
+pub use walk::MAX_PARSE_BYTES;
 
 use super::recursive::{self, Separators};
 use super::{ranges_to_chunks, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};

@@ -15,6 +15,11 @@ use tree_sitter::{Language, Node, Parser};
 /// node over the size goes to the line splitter instead: the walk recurses.
 const MAX_DEPTH: usize = 256;
 
+/// Most text parsed at once. A syntax tree takes about 40 bytes per byte of
+/// Rust (300 MB for 8 MB): past this a machine-written file would take
+/// gigabytes, so it is refused with what to do instead.
+pub const MAX_PARSE_BYTES: usize = 32 << 20;
+
 /// The `code` strategy with a grammar.
 pub struct Parsed {
     grammar: &'static Grammar,
@@ -39,6 +44,15 @@ impl Parsed {
 
 impl Strategy for Parsed {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        if text.len() > MAX_PARSE_BYTES {
+            return Err(Error::input(format!(
+                "{} MB of {} is more than the code strategy parses at once ({} MB; its syntax tree takes about \
+                 40 bytes a byte): split the file, or use --strategy recursive",
+                text.len() >> 20,
+                self.grammar.name,
+                MAX_PARSE_BYTES >> 20
+            )));
+        }
         let index = cx.sizer.index(text)?;
         let mut parser = Parser::new();
         parser.set_language(&self.language).map_err(|e| Error::config(e.to_string()))?;
