@@ -1,94 +1,23 @@
 //! The `code` strategy on real source: our own samples in seven languages
 //! (samples/code/) and this repository's Rust. Each file is parsed here
-//! with tree-sitter, independently of the strategy, and every item
-//! (function, method, class, impl, trait, module...) that fits the size must
-//! sit whole in one chunk; the common invariants (coverage, size limit,
+//! with tree-sitter, independently of the strategy ([`items`]), and every
+//! item (function, method, class, impl, trait, module...) that fits the size
+//! must sit whole in one chunk; the common invariants (coverage, size limit,
 //! order, sizes, no overlap) hold in every unit. Then the symbols metadata,
-//! the fallback without a grammar, CJK comments and the command line.
+//! the fallback without a grammar, CJK comments, the command line, and
+//! random code-like text ([`random`]).
 #![cfg(feature = "code")]
 
+#[path = "../common/mod.rs"]
 mod common;
+mod items;
+mod random;
 
 use chunktui::config::{ChunkConfig, StrategyKind, Unit};
 use chunktui::{Chunk, Chunker, DocKind};
 use common::{run_and_check, Checker};
+use items::{items, split_items};
 use std::path::{Path, PathBuf};
-use tree_sitter::{Language, Node, Parser};
-
-/// The grammar and the item kinds this test looks for, per language: its
-/// own list, written from the grammars' node-types.json, not the strategy's.
-fn grammar(language: &str) -> (Language, &'static [&'static str]) {
-    const JS: &[&str] =
-        &["function_declaration", "generator_function_declaration", "class_declaration", "method_definition"];
-    const TS: &[&str] = &[
-        "function_declaration",
-        "class_declaration",
-        "abstract_class_declaration",
-        "method_definition",
-        "interface_declaration",
-        "enum_declaration",
-        "type_alias_declaration",
-        "internal_module",
-    ];
-    const C: &[&str] = &["function_definition", "struct_specifier", "enum_specifier", "type_definition"];
-    match language {
-        "rust" => (
-            tree_sitter_rust::LANGUAGE.into(),
-            &["function_item", "impl_item", "trait_item", "struct_item", "enum_item", "mod_item", "macro_definition"],
-        ),
-        "python" => {
-            (tree_sitter_python::LANGUAGE.into(), &["function_definition", "class_definition", "decorated_definition"])
-        }
-        "javascript" => (tree_sitter_javascript::LANGUAGE.into(), JS),
-        "typescript" => (tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), TS),
-        "go" => (tree_sitter_go::LANGUAGE.into(), &["function_declaration", "method_declaration", "type_declaration"]),
-        "java" => (
-            tree_sitter_java::LANGUAGE.into(),
-            &[
-                "class_declaration",
-                "interface_declaration",
-                "enum_declaration",
-                "record_declaration",
-                "method_declaration",
-                "constructor_declaration",
-            ],
-        ),
-        "c" => (tree_sitter_c::LANGUAGE.into(), C),
-        "cpp" => (
-            tree_sitter_cpp::LANGUAGE.into(),
-            &[
-                "function_definition",
-                "struct_specifier",
-                "class_specifier",
-                "namespace_definition",
-                "template_declaration",
-                "type_definition",
-            ],
-        ),
-        other => panic!("no test grammar for {other}"),
-    }
-}
-
-/// Byte ranges of every item node of `text`.
-fn items(text: &str, language: &str) -> Vec<(&'static str, std::ops::Range<usize>)> {
-    let (lang, kinds) = grammar(language);
-    let mut parser = Parser::new();
-    parser.set_language(&lang).unwrap();
-    let tree = parser.parse(text, None).unwrap();
-    let mut out = Vec::new();
-    let mut stack: Vec<Node<'_>> = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
-        if let Some(kind) = kinds.iter().find(|&&k| k == node.kind()) {
-            // A struct named in a declaration (`struct item *it`) is no item.
-            if !kind.ends_with("_specifier") || node.child_by_field_name("body").is_some() {
-                out.push((*kind, node.byte_range()));
-            }
-        }
-        let mut cursor = node.walk();
-        stack.extend(node.children(&mut cursor));
-    }
-    out
-}
 
 fn code_config(language: Option<&str>, unit: Unit, size: usize) -> ChunkConfig {
     let mut c = ChunkConfig { strategy: StrategyKind::Code, unit, size, overlap: 0, ..ChunkConfig::default() };
@@ -121,21 +50,6 @@ fn sizes(unit: Unit) -> &'static [usize] {
         Unit::Words => &[40, 200],
         Unit::Tokens => &[60, 300],
     }
-}
-
-/// The items of `text` that measure at most `size` and lie in no single chunk.
-fn split_items(text: &str, language: &str, chunks: &[Chunk], checker: &Checker<'_>, size: usize) -> Vec<String> {
-    let mut split = Vec::new();
-    for (kind, item) in items(text, language) {
-        // A node from error recovery may end in whitespace, which chunks leave out.
-        let item = item.start..item.start + text[item.clone()].trim_end().len();
-        let whole = chunks.iter().any(|c| c.range.start <= item.start && item.end <= c.range.end);
-        if !whole && checker.index.size(item.clone()) <= size {
-            let head: String = text[item.clone()].chars().take(60).collect();
-            split.push(format!("{kind} {item:?} {head:?}"));
-        }
-    }
-    split
 }
 
 /// Every invariant and the item rule for one file in one unit and size.
@@ -395,81 +309,4 @@ fn the_command_line_picks_the_grammar_by_extension() {
     let out = chunktui(&["chunk", &txt, "-s", "code", "--language", "rust", "--size", "150", "--format", "text"]);
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("[impl Searcher > fn find]"), "{stdout}");
-}
-
-mod random_code {
-    //! Random code-like text (keywords, brackets, strings, comments, CJK,
-    //! emoji, line breaks of every kind) in every language at small sizes:
-    //! the invariants and the item rule hold, whatever the parser makes of it.
-    use super::*;
-    use proptest::prelude::*;
-    use proptest::test_runner::FileFailurePersistence;
-
-    fn fragment() -> impl Strategy<Value = &'static str> {
-        proptest::sample::select(vec![
-            "fn f() { 1 }\n",
-            "impl A {\n",
-            "pub fn g(&self) -> u8 {\n",
-            "def h(x):\n    return x\n",
-            "class C:\n",
-            "    ",
-            "function k() {\n",
-            "func (s *S) M() {\n",
-            "public void m() {\n",
-            "int main(void) {\n",
-            "namespace n {\n",
-            "@decorator\n",
-            "#[attr]\n",
-            "/// doc 文档\n",
-            "// 注释\n",
-            "/* block */",
-            "# comment\n",
-            "\"string with } inside\"",
-            "'c'",
-            "{",
-            "}",
-            "(",
-            ")",
-            ";",
-            ",",
-            "\n",
-            "\r\n",
-            "\n\n",
-            "let x = 1;",
-            "return y;",
-            "中文标识符",
-            "👩‍👩‍👧",
-            "é",
-            "<T>",
-            "=>",
-        ])
-    }
-
-    fn code() -> impl Strategy<Value = String> {
-        proptest::collection::vec(fragment(), 0..60).prop_map(|v| v.concat())
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig {
-            // `PROPTEST_CASES=N` for a longer hunt.
-            cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(96),
-            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-                "tests/proptest-regressions/code_strategy.txt",
-            ))),
-            ..ProptestConfig::default()
-        })]
-
-        #[test]
-        fn every_language_keeps_the_invariants(text in code(), size in 1usize..80) {
-            for unit in [Unit::Chars, Unit::Words] {
-                let checker = Checker::new(&text, unit);
-                for language in ["rust", "python", "javascript", "typescript", "go", "java", "c", "cpp"] {
-                    let cfg = code_config(Some(language), unit, size);
-                    let chunks = run_and_check(&checker, &cfg).map_err(TestCaseError::fail)?.unwrap();
-                    let split = split_items(&text, language, &chunks, &checker, size);
-                    prop_assert!(split.is_empty(), "{language} {unit} {size}: {split:?} in {text:?}");
-                }
-            }
-        }
-    }
 }
