@@ -310,3 +310,21 @@ fn the_command_line_picks_the_grammar_by_extension() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("[impl Searcher > fn find]"), "{stdout}");
 }
+
+/// The workbench's pane B (`--compare CFG`) cuts the same file: a config
+/// that names no language gets the file's, as pane A did from its extension.
+#[cfg(feature = "tui")]
+#[test]
+fn the_workbench_gives_both_panes_the_files_grammar() {
+    use chunktui::cli::args::OpenArgs;
+    let dir = common::Dir::new();
+    let file = dir.write("searcher.ts", b"export class Searcher {\n  find(word: string) { return word; }\n}\n");
+    let b = ChunkConfig { strategy: StrategyKind::Code, ..ChunkConfig::default() };
+    let open = OpenArgs { compare: Some(dir.write("b.toml", b.to_toml().as_bytes()).into()), ..OpenArgs::default() };
+    let a = code_config(Some("typescript"), Unit::Chars, 100);
+    let screen = ratatui::layout::Rect::new(0, 0, 80, 24);
+    let setup = chunktui::tui::prepare(Path::new(&file), a, &open, false, screen).unwrap();
+    for pane in &setup.model.panes {
+        assert_eq!(pane.config.code.language.as_deref(), Some("typescript"));
+    }
+}
