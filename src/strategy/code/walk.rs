@@ -169,6 +169,9 @@ impl<'tree> Walker<'_, '_> {
         })
     }
 
+    /// `nodes` grouped (comments and attributes with the item after them, a
+    /// comment on an item's last line with that item), with ranges that tile
+    /// `range`.
     fn groups(&self, nodes: &[Node<'tree>], range: Range<usize>, lead: usize) -> Vec<Group> {
         let mut groups: Vec<Group> = Vec::with_capacity(nodes.len());
         // The first node of a run waiting for the item it goes with.
