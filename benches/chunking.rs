@@ -2,6 +2,7 @@
 //!
 //!     cargo bench --bench chunking              # everything
 //!     cargo bench --bench chunking -- recursive # one group
+//!     cargo bench --bench chunking -- code_1mb  # the code strategy on this repo's Rust
 //!
 //! Reads the shared corpus (never copied into the repo): `CHUNKTUI_CORPUS`,
 //! default ../shared/corpus, as the tests do. The tokenizer pass
@@ -113,5 +114,79 @@ fn bench_linear(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_chars, bench_tokens, bench_words, bench_linear);
+/// This repository's own Rust (src/**/*.rs, in path order), repeated until
+/// it holds `bytes`.
+#[cfg(feature = "code")]
+fn own_rust(bytes: usize) -> String {
+    fn collect(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(dir).expect("read src/").map(|e| e.expect("entry").path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                collect(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    collect(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    let sources: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).expect("read a source file")).collect();
+    let mut tree = String::with_capacity(bytes + 64 * 1024);
+    while tree.len() < bytes {
+        for source in &sources {
+            tree.push_str(source);
+            tree.push_str("\n\n");
+        }
+    }
+    tree
+}
+
+/// `code` on ~1 MB of Rust against its yardstick, one tree-sitter parse and
+/// a walk over every node, and against the recursive splitter's Rust preset.
+#[cfg(feature = "code")]
+fn bench_code(c: &mut Criterion) {
+    let text = own_rust(1 << 20);
+    let mut group = c.benchmark_group("code_1mb");
+    group.sample_size(10).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_millis(500));
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_with_input(BenchmarkId::new("tree-sitter-parse-and-walk", "src-rs"), &text, |b, t| {
+        b.iter(|| {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&tree_sitter_rust::LANGUAGE.into()).expect("the Rust grammar loads");
+            let tree = parser.parse(t, None).expect("parses");
+            let mut cursor = tree.walk();
+            let mut nodes = 0usize;
+            // Pre-order over every node: down, else along, else up and along.
+            loop {
+                nodes += 1;
+                if cursor.goto_first_child() || cursor.goto_next_sibling() {
+                    continue;
+                }
+                while cursor.goto_parent() && !cursor.goto_next_sibling() {}
+                if cursor.node() == tree.root_node() {
+                    break;
+                }
+            }
+            nodes
+        })
+    });
+    let mut code = config(StrategyKind::Code, Unit::Chars, 1000, 0);
+    code.code.language = Some("rust".into());
+    let mut recursive = config(StrategyKind::Recursive, Unit::Chars, 1000, 0);
+    recursive.recursive.preset = "rust".into();
+    for (name, cfg) in [("code", code), ("recursive-rust-preset", recursive)] {
+        let chunker = Chunker::new(&cfg).expect("valid config");
+        group.bench_with_input(BenchmarkId::new(name, "src-rs"), &text, |b, t| {
+            b.iter(|| chunker.chunk(t).expect("chunks"))
+        });
+    }
+    group.finish();
+}
+
+#[cfg(not(feature = "code"))]
+fn bench_code(_: &mut Criterion) {}
+
+criterion_group!(benches, bench_chars, bench_tokens, bench_words, bench_linear, bench_code);
 criterion_main!(benches);

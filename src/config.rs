@@ -96,6 +96,8 @@ pub struct ChunkConfig {
     pub embed_text: EmbedTextOptions,
     #[serde(default, skip_serializing_if = "HierarchicalOptions::is_default")]
     pub hierarchical: HierarchicalOptions,
+    #[serde(default, skip_serializing_if = "CodeOptions::is_default")]
+    pub code: CodeOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -118,6 +120,7 @@ impl Default for ChunkConfig {
             semantic: SemanticOptions::default(),
             embed_text: EmbedTextOptions::default(),
             hierarchical: HierarchicalOptions::default(),
+            code: CodeOptions::default(),
         }
     }
 }
@@ -127,7 +130,7 @@ impl Default for ChunkConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct RecursiveOptions {
     /// `english`, `chinese`, `markdown`, `rust`, `python`, `javascript`, `go`,
-    /// `java`, `c`; ignored when `separators` is set.
+    /// `java`, `c`, `code`; ignored when `separators` is set.
     pub preset: String,
     /// Custom separators in priority order. `""` means "between characters".
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -358,6 +361,17 @@ impl Default for HierarchicalOptions {
     }
 }
 
+/// The `code` strategy.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodeOptions {
+    /// The tree-sitter grammar: rust, python, javascript, typescript, tsx,
+    /// go, java, c, cpp (or a file extension such as `ts`). `None` or another
+    /// language: the recursive splitter with a code preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -372,7 +386,8 @@ is_default!(
     LangchainOptions,
     SemanticOptions,
     EmbedTextOptions,
-    HierarchicalOptions
+    HierarchicalOptions,
+    CodeOptions
 );
 
 impl ChunkConfig {

@@ -204,12 +204,15 @@ fn line_col(prefix: &[u8]) -> (usize, usize) {
 struct ExtensionsAsset {
     kind: HashMap<DocKind, Vec<String>>,
     language: HashMap<String, Vec<String>>,
+    grammar: HashMap<String, Vec<String>>,
 }
 
-/// The asset turned around for lookups: extension → kind, extension → language.
+/// The asset turned around for lookups: extension → kind, extension →
+/// language, extension → tree-sitter grammar.
 struct Extensions {
     kind: HashMap<String, DocKind>,
     language: HashMap<String, String>,
+    grammar: HashMap<String, String>,
 }
 
 const LANGUAGES_ASSET: &str = include_str!("../assets/languages.toml");
@@ -218,7 +221,11 @@ fn extensions() -> &'static Extensions {
     static EXTENSIONS: OnceLock<Extensions> = OnceLock::new();
     EXTENSIONS.get_or_init(|| {
         let asset: ExtensionsAsset = toml::from_str(LANGUAGES_ASSET).expect("assets/languages.toml is valid");
-        Extensions { kind: by_extension(asset.kind), language: by_extension(asset.language) }
+        Extensions {
+            kind: by_extension(asset.kind),
+            language: by_extension(asset.language),
+            grammar: by_extension(asset.grammar),
+        }
     })
 }
 
@@ -254,6 +261,17 @@ impl DocKind {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         extensions().language.get(&ext).map(String::as_str)
     }
+
+    /// The tree-sitter grammar of a source file, by extension (for the
+    /// `code` strategy's `--language`).
+    pub fn grammar(path: &Path) -> Option<&'static str> {
+        grammar_of_extension(path.extension()?.to_str()?)
+    }
+}
+
+/// The tree-sitter grammar `assets/languages.toml` gives an extension (no dot).
+pub fn grammar_of_extension(ext: &str) -> Option<&'static str> {
+    extensions().grammar.get(&ext.to_ascii_lowercase()).map(String::as_str)
 }
 
 /// Converts byte offsets to Unicode code-point offsets (what Python indexes with).
@@ -292,6 +310,21 @@ mod tests {
         assert_eq!(DocKind::language(Path::new("x.hpp")), Some("c"));
         assert_eq!(DocKind::language(Path::new("x.toml")), None);
         assert_eq!(DocKind::language(Path::new("x.mdx")), None);
+    }
+
+    #[test]
+    fn grammars_are_code_languages_and_tell_typescript_and_cpp_apart() {
+        let asset: ExtensionsAsset = toml::from_str(LANGUAGES_ASSET).unwrap();
+        let grammars = asset.grammar.values().map(Vec::len).sum::<usize>();
+        assert_eq!(extensions().grammar.len(), grammars, "an extension has two grammars");
+        for grammar in asset.grammar.keys() {
+            assert!(crate::strategy::code::LANGUAGES.contains(&grammar.as_str()), "no code language '{grammar}'");
+        }
+        assert_eq!(DocKind::grammar(Path::new("x.TS")), Some("typescript"));
+        assert_eq!(DocKind::grammar(Path::new("x.tsx")), Some("tsx"));
+        assert_eq!(DocKind::grammar(Path::new("x.hpp")), Some("cpp"));
+        assert_eq!(DocKind::grammar(Path::new("x.kt")), None, "Kotlin is not Java");
+        assert_eq!(DocKind::language(Path::new("x.kt")), Some("java"), "...but borrows its preset");
     }
 
     #[test]

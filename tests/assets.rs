@@ -3,7 +3,7 @@
 //! defaults, and the separator presets keep their names and order.
 
 use chunktui::config::{
-    ChunkConfig, EmbedTextOptions, LangchainOptions, MarkdownOptions, RecursiveOptions, SemanticOptions,
+    ChunkConfig, CodeOptions, EmbedTextOptions, LangchainOptions, MarkdownOptions, RecursiveOptions, SemanticOptions,
     SentenceOptions,
 };
 use chunktui::strategy::recursive::{preset_names, Separators};
@@ -29,6 +29,7 @@ fn defaults_as_toml() -> toml::Table {
         ("langchain", toml::Value::try_from(LangchainOptions::default())),
         ("semantic", toml::Value::try_from(SemanticOptions::default())),
         ("embed_text", toml::Value::try_from(EmbedTextOptions::default())),
+        ("code", toml::Value::try_from(CodeOptions::default())),
     ];
     for (name, value) in sections {
         table.insert(name.to_string(), value.unwrap());
@@ -96,14 +97,17 @@ fn config_init_prints_the_annotated_defaults() {
 
 #[test]
 fn separator_presets_keep_their_names_order_and_aliases() {
-    let names = ["english", "chinese", "markdown", "rust", "python", "javascript", "go", "java", "c"];
+    let names = ["english", "chinese", "markdown", "rust", "python", "javascript", "go", "java", "c", "code"];
     assert_eq!(preset_names(), names);
     for name in names.into_iter().chain(["default", "zh"]) {
         let levels = Separators::preset(name).unwrap_or_else(|e| panic!("{name}: {e}")).0;
         assert!(matches!(levels.last(), Some(chunktui::strategy::recursive::Sep::Grapheme)), "{name}");
     }
     let err = Separators::preset("klingon").unwrap_err().to_string();
-    assert!(err.contains("use one of english, chinese, markdown, rust, python, javascript, go, java, c"), "{err}");
+    assert!(
+        err.contains("use one of english, chinese, markdown, rust, python, javascript, go, java, c, code"),
+        "{err}"
+    );
 }
 
 /// assets/config.schema.json is what the Rust types generate: a change to

@@ -126,3 +126,28 @@ fn without_onnx_support_the_workbench_reports_the_error_for_the_pane() {
     let err = err.unwrap_or_else(|| panic!("no error reached the pane: {} messages", msgs.len()));
     assert!(err.contains("no ONNX support"), "{err}");
 }
+
+/// The same promise for the `code` strategy's tree-sitter grammars: a build
+/// without them refuses a source file's language in one line that says how
+/// to get them, and still cuts text with no language (the recursive presets).
+#[cfg(all(not(feature = "code"), feature = "cli"))]
+#[test]
+fn without_tree_sitter_the_code_strategy_says_how_to_get_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("lib.rs");
+    std::fs::write(&src, "fn main() {\n    println!(\"hi\");\n}\n").unwrap();
+    let run = |file: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_chunktui"))
+            .args(["chunk", file.to_str().unwrap(), "--strategy", "code", "--size", "20"])
+            .output()
+            .unwrap()
+    };
+    let out = run(&src);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("feature 'code'") && err.contains("--preset rust"), "{err}");
+    assert!(err.trim().lines().count() == 1 && out.stdout.is_empty(), "{err}");
+    let doc = dir.path().join("doc.txt");
+    std::fs::write(&doc, TEXT).unwrap();
+    assert!(run(&doc).status.success());
+}

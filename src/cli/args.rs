@@ -312,9 +312,12 @@ pub struct ChunkFlags {
     /// cl100k_base, o200k_base, or hf:PATH to a tokenizer.json.
     #[arg(long, value_name = "T", global = true)]
     pub tokenizer: Option<String>,
-    /// Separators preset for recursive: english, chinese, markdown, rust, python, javascript, go, java, c.
+    /// Separators preset for recursive: english, chinese, markdown, rust, python, javascript, go, java, c, code.
     #[arg(long, value_name = "NAME", global = true)]
     pub preset: Option<String>,
+    /// code: the grammar (rust, python, javascript, typescript, tsx, go, java, c, cpp); default: by extension.
+    #[arg(long, value_name = "LANG", global = true)]
+    pub language: Option<String>,
     /// Custom separators as a JSON list, in priority order, e.g. '["\n\n", "。", ""]'.
     #[arg(long, value_name = "JSON-LIST", global = true)]
     pub separators: Option<String>,
@@ -540,6 +543,9 @@ impl ChunkFlags {
         if let Some(p) = &self.preset {
             c.recursive.preset = p.clone();
             c.recursive.separators = None;
+        }
+        if let Some(l) = &self.language {
+            c.code.language = Some(l.clone());
         }
         if let Some(json) = &self.separators {
             let list: Vec<String> = serde_json::from_str(json).map_err(|e| {

@@ -122,8 +122,14 @@ fn offer_setup(_config: &ChunkConfig) -> Result<()> {
 }
 
 /// Defaults that depend on the file: source code gets its language's
-/// separators preset, unless a config file or explicit separators say otherwise.
+/// separators preset, unless a config file or explicit separators say
+/// otherwise, and its tree-sitter grammar for the `code` strategy, unless
+/// `--language` or the config names one (a language is a fact about the
+/// file, so a config that names none still gets it).
 pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, file: &Path) {
+    if config.code.language.is_none() {
+        config.code.language = crate::document::DocKind::grammar(file).map(str::to_string);
+    }
     if flags.config.is_some() || flags.preset.is_some() || flags.separators.is_some() {
         return;
     }
@@ -200,11 +206,9 @@ fn chunk(cmd: ChunkCmd) -> Result<()> {
         }
         Format::Text => {
             for r in &recs {
-                let mut heading = if r.meta.headings.is_empty() {
-                    String::new()
-                } else {
-                    format!("  [{}]", r.meta.headings.join(" > "))
-                };
+                // Markdown headings, or the symbols around a piece of code; and PDF pages.
+                let path = if r.meta.headings.is_empty() { &r.meta.symbols } else { &r.meta.headings };
+                let mut heading = if path.is_empty() { String::new() } else { format!("  [{}]", path.join(" > ")) };
                 if let Some([first, last]) = r.meta.pages {
                     let _ = write!(
                         heading,

@@ -9,6 +9,7 @@
 //! and get a model through [`Context`]: nothing in `strategy/` loads a model
 //! or knows about ONNX Runtime.
 
+pub mod code;
 pub mod document;
 pub mod fixed;
 pub mod hierarchical;

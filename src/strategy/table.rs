@@ -39,6 +39,7 @@ strategy_table! {
     Markdown => super::markdown::SPEC,
     Document => super::document::SPEC,
     Html => super::html::SPEC,
+    Code => super::code::SPEC,
     LangchainCharacter => super::langchain::split::CHARACTER,
     LangchainRecursive => super::langchain::split::RECURSIVE,
     LangchainToken => super::langchain::token::SPEC,

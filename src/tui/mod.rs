@@ -48,7 +48,14 @@ pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, s
     let theme = Theme::resolve(open.theme.as_deref(), Theme::no_color_env())?;
     let keymap = keymap::Keymap::load(open.keymap.as_deref())?;
     let b = match &open.compare {
-        Some(p) => ChunkConfig::load(p)?,
+        Some(p) => {
+            // The file's language is a fact about the file: pane B reads it too.
+            let mut b = ChunkConfig::load(p)?;
+            if b.code.language.is_none() {
+                b.code.language.clone_from(&config.code.language);
+            }
+            b
+        }
         None => config.clone(),
     };
     let replaced = doc.replaced_invalid_bytes;

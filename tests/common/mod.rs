@@ -15,7 +15,7 @@
 //!   exact stride rule, `recursive`/`markdown` overlap at most `overlap`
 //!   units (`html` too), `sentence` repeats at most `overlap_sentences` whole sentences (or,
 //!   inside one oversize sentence, at most `overlap` units), `document` is one
-//!   chunk of the whole text;
+//!   chunk of the whole text, `code` chunks never overlap;
 //! - the LangChain-compatible strategies get looser checks: their chunks may
 //!   carry rewritten text (`meta.text`) and drop separators;
 //! - `hierarchical` nests its chunks, so these rules hold per level there
@@ -197,7 +197,13 @@ impl<'t> Checker<'t> {
         self.check_limit(cfg, chunks)?;
 
         // Our strategies (but fixed chars and document) emit chunks without surrounding whitespace.
-        let trims = [StrategyKind::Recursive, StrategyKind::Sentence, StrategyKind::Markdown, StrategyKind::Html];
+        let trims = [
+            StrategyKind::Recursive,
+            StrategyKind::Sentence,
+            StrategyKind::Markdown,
+            StrategyKind::Html,
+            StrategyKind::Code,
+        ];
         if trims.contains(&cfg.strategy) {
             for (i, c) in chunks.iter().enumerate() {
                 let s = &text[c.range.clone()];
@@ -213,6 +219,11 @@ impl<'t> Checker<'t> {
                 self.check_overlap_units(cfg, chunks)
             }
             StrategyKind::Sentence => self.check_sentence_overlap(cfg, chunks),
+            // Syntax chunks never repeat code.
+            StrategyKind::Code => match chunks.windows(2).position(|w| w[0].range.end > w[1].range.start) {
+                Some(i) => Err(format!("code: chunks {i} and {} overlap", i + 1)),
+                None => Ok(()),
+            },
             StrategyKind::Document => {
                 let expected: Vec<Range<usize>> =
                     std::iter::once(0..text.len()).filter(|_| !text.trim().is_empty()).collect();
