@@ -1,0 +1,79 @@
+"""Types of the native module (python/src/*.rs)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__version__: str
+
+class ModelError(RuntimeError):
+    """An embedding model or ONNX Runtime is missing or failed."""
+
+class Chunk:
+    """One chunk, as a record of `chunktui chunk`'s JSONL output."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def start(self) -> int:
+        """Byte offset into the UTF-8 text."""
+    @property
+    def end(self) -> int: ...
+    @property
+    def char_start(self) -> int:
+        """Code-point offset: `text[char_start:char_end]`."""
+    @property
+    def char_end(self) -> int: ...
+    @property
+    def size(self) -> int:
+        """Size in the config's unit."""
+    @property
+    def text(self) -> str: ...
+    @property
+    def meta(self) -> dict[str, Any]:
+        """headings, symbols, id/parent_id/level, ... (a new dict on each access)."""
+    @property
+    def embed_text(self) -> str | None: ...
+    @property
+    def embed_size(self) -> int | None: ...
+    @property
+    def embed_tokens(self) -> int | None: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The chunk as one JSONL record of `chunktui chunk`."""
+    def __eq__(self, other: object) -> bool: ...
+
+class Chunker:
+    """A configured chunker. Keywords are the config file's keys."""
+
+    def __init__(
+        self,
+        *,
+        version: int = ...,
+        strategy: str = ...,
+        unit: str = ...,
+        tokenizer: str = ...,
+        size: int = ...,
+        overlap: int = ...,
+        recursive: dict[str, Any] = ...,
+        sentence: dict[str, Any] = ...,
+        markdown: dict[str, Any] = ...,
+        langchain: dict[str, Any] = ...,
+        semantic: dict[str, Any] = ...,
+        embed_text: dict[str, Any] = ...,
+        hierarchical: dict[str, Any] = ...,
+        code: dict[str, Any] = ...,
+    ) -> None: ...
+    @staticmethod
+    def from_config(path: str | os.PathLike[str], **kwargs: Any) -> Chunker: ...
+    def chunk(self, text: str) -> list[Chunk]: ...
+    def chunk_many(self, texts: list[str], threads: int | None = None) -> list[list[Chunk]]: ...
+    def size_of(self, text: str) -> int: ...
+    @property
+    def config(self) -> dict[str, Any]: ...
+    def to_toml(self) -> str: ...
+
+def strategies() -> list[tuple[str, bool]]:
+    """Every strategy's name and whether it needs an embedding model."""
+
+def _chunker_from_json(json: str) -> Chunker: ...

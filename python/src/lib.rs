@@ -1,0 +1,177 @@
+//! chunktui's chunker as the Python extension module `chunktui._chunktui`
+//! (re-exported by python/chunktui/__init__.py): a config (file or keyword
+//! arguments named like its keys) makes a `Chunker`; `chunk` and
+//! `chunk_many` return the same chunks as `chunktui chunk`.
+
+mod chunk;
+mod settings;
+
+use chunk::PyChunk;
+use chunktui::config::ChunkConfig;
+use chunktui::strategy::StrategyKind;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use settings::{to_py, ModelError};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[pyclass(frozen, module = "chunktui", name = "Chunker")]
+struct PyChunker {
+    inner: chunktui::Chunker,
+}
+
+#[pymethods]
+impl PyChunker {
+    /// `Chunker(strategy="recursive", unit="tokens", size=512, overlap=64, ...)`:
+    /// every key of the config file is a keyword; unset keys keep their defaults.
+    #[new]
+    #[pyo3(signature = (**kwargs))]
+    fn new(py: Python<'_>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let overrides = settings::kwargs_to_json(py, kwargs)?;
+        Self::make(py, settings::build(None, overrides).map_err(to_py)?)
+    }
+
+    /// The config a workbench exported (TOML, or JSON for `.json`), with
+    /// keyword arguments over it.
+    #[staticmethod]
+    #[pyo3(signature = (path, **kwargs))]
+    fn from_config(py: Python<'_>, path: PathBuf, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let base = ChunkConfig::load(&path).map_err(to_py)?;
+        let overrides = settings::kwargs_to_json(py, kwargs)?;
+        Self::make(py, settings::build(Some(&base), overrides).map_err(to_py)?)
+    }
+
+    /// Cut one text into chunks, in order.
+    fn chunk(&self, py: Python<'_>, text: String) -> PyResult<Vec<PyChunk>> {
+        let chunks = py.detach(|| self.inner.chunk(&text)).map_err(to_py)?;
+        Ok(chunk::records(&text, chunks))
+    }
+
+    /// Cut each text; one list of chunks per text, in input order. Runs
+    /// without the GIL on `threads` threads (default: every core).
+    #[pyo3(signature = (texts, threads = None))]
+    fn chunk_many(&self, py: Python<'_>, texts: Vec<String>, threads: Option<usize>) -> PyResult<Vec<Vec<PyChunk>>> {
+        let threads = match threads {
+            Some(0) => return Err(PyValueError::new_err("threads must be at least 1 (or None for every core)")),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let results = py.detach(|| run_parallel(&self.inner, &texts, threads));
+        results
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                r.map_err(|e| {
+                    let err = to_py(e);
+                    let msg = format!("texts[{i}]: {}", err.value(py));
+                    PyErr::from_type(err.get_type(py), msg)
+                })
+            })
+            .collect()
+    }
+
+    /// The size of `text` in the config's unit.
+    fn size_of(&self, text: &str) -> usize {
+        self.inner.size_of(text)
+    }
+
+    /// The normalised, validated config as a dict (what a config file holds).
+    #[getter]
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        settings::json_to_py(py, &serde_json::to_value(&self.inner.config).expect("a config serialises"))
+    }
+
+    /// The config as TOML, readable by `chunktui chunk --config` and `from_config`.
+    fn to_toml(&self) -> String {
+        self.inner.config.to_toml()
+    }
+
+    /// Pickled as its config (Ray and multiprocessing send chunkers to workers).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let rebuild = py.import("chunktui._chunktui")?.getattr("_chunker_from_json")?;
+        Ok((rebuild, (self.inner.config.to_json(),)))
+    }
+
+    fn __repr__(&self) -> String {
+        let c = &self.inner.config;
+        format!(
+            "Chunker(strategy={:?}, unit={:?}, size={}, overlap={})",
+            c.strategy.name(),
+            c.unit.name(),
+            c.size,
+            c.overlap
+        )
+    }
+}
+
+impl PyChunker {
+    fn make(_py: Python<'_>, config: ChunkConfig) -> PyResult<Self> {
+        if config.strategy.needs_model() && !chunktui::embed::runtime::available() {
+            return Err(ModelError::new_err(format!(
+                "strategy '{}' needs ONNX Runtime, which was not found: `pip install onnxruntime` (or set \
+                 ORT_DYLIB_PATH to a libonnxruntime.so); the other strategies work without it",
+                config.strategy
+            )));
+        }
+        Ok(PyChunker { inner: chunktui::Chunker::new(&config).map_err(to_py)? })
+    }
+}
+
+/// The chunks of every text on `threads` threads. Texts are handed out
+/// largest first from a shared counter, so one big document does not leave
+/// the other threads idle at the end; results keep the input order.
+fn run_parallel(chunker: &chunktui::Chunker, texts: &[String], threads: usize) -> Vec<chunktui::Result<Vec<PyChunk>>> {
+    let one = |text: &String| chunker.chunk(text).map(|chunks| chunk::records(text, chunks));
+    let threads = threads.min(texts.len());
+    if threads <= 1 {
+        return texts.iter().map(one).collect();
+    }
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
+    let next = AtomicUsize::new(0);
+    let done: Vec<Vec<(usize, chunktui::Result<Vec<PyChunk>>)>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        mine.push((i, one(&texts[i])));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    let mut slots: Vec<Option<chunktui::Result<Vec<PyChunk>>>> = texts.iter().map(|_| None).collect();
+    for (i, r) in done.into_iter().flatten() {
+        slots[i] = Some(r);
+    }
+    slots.into_iter().map(|r| r.expect("every text was chunked")).collect()
+}
+
+/// Rebuild a pickled chunker from its config JSON.
+#[pyfunction]
+fn _chunker_from_json(py: Python<'_>, json: &str) -> PyResult<PyChunker> {
+    let config = ChunkConfig::parse(json, true).map_err(to_py)?;
+    PyChunker::make(py, config)
+}
+
+/// Every strategy's name and whether it needs an embedding model, in the
+/// order `chunktui --help` lists them.
+#[pyfunction]
+fn strategies() -> Vec<(&'static str, bool)> {
+    StrategyKind::ALL.iter().map(|k| (k.name(), k.needs_model())).collect()
+}
+
+#[pymodule]
+fn _chunktui(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyChunker>()?;
+    m.add_class::<PyChunk>()?;
+    m.add("ModelError", m.py().get_type::<ModelError>())?;
+    m.add_function(wrap_pyfunction!(strategies, m)?)?;
+    m.add_function(wrap_pyfunction!(_chunker_from_json, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! Keyword arguments to a [`ChunkConfig`]: the keywords are the config
+//! file's keys, so they go through the same serde types (a dict -> JSON ->
+//! `ChunkConfig`), and every key the file knows, sections included, works
+//! without a list kept here. Errors become the Python exceptions a caller
+//! expects, carrying chunktui's own one-line message.
+
+use chunktui::config::ChunkConfig;
+use chunktui::Error;
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::{Map, Value};
+
+pyo3::create_exception!(
+    chunktui,
+    ModelError,
+    PyRuntimeError,
+    "An embedding model or ONNX Runtime is missing or failed (the semantic, adaptive and late strategies)."
+);
+
+/// chunktui's error as the exception a Python caller expects: bad settings,
+/// tokenizers and input are `ValueError`, files `OSError`, models `ModelError`.
+pub fn to_py(err: Error) -> PyErr {
+    match err {
+        Error::Config(m) | Error::Input(m) | Error::Tokenizer(m) => PyValueError::new_err(m),
+        Error::Io(m) => PyOSError::new_err(m),
+        Error::Model(m) => ModelError::new_err(m),
+        other => PyRuntimeError::new_err(other.to_string()),
+    }
+}
+
+/// The config `base` (a loaded file, else the defaults) with `overrides` on
+/// top. A section given as a dict (`semantic={"threshold": 90}`) is merged
+/// into the base's section key by key; anything else replaces the key.
+pub fn build(base: Option<&ChunkConfig>, overrides: Map<String, Value>) -> Result<ChunkConfig, Error> {
+    let defaults = ChunkConfig::default();
+    let from_file = base.is_some();
+    let mut value = serde_json::to_value(base.unwrap_or(&defaults)).expect("a config serialises");
+    let Value::Object(merged) = &mut value else { unreachable!("a config serialises to an object") };
+    for (key, given) in &overrides {
+        match (merged.get_mut(key), given) {
+            (Some(Value::Object(section)), Value::Object(keys)) => {
+                section.extend(keys.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            _ => {
+                merged.insert(key.clone(), given.clone());
+            }
+        }
+    }
+    let mut config = ChunkConfig::parse(&value.to_string(), true).map_err(without_json_position)?;
+    if let (Some(Value::String(unit)), Some(forced)) = (overrides.get("unit"), config.strategy.spec().forces_unit) {
+        if unit != forced.name() {
+            return Err(Error::config(format!(
+                "{} always counts {forced}: drop unit={unit:?} (or use unit=\"{forced}\")",
+                config.strategy
+            )));
+        }
+    }
+    config.normalize();
+    // As on the command line: `size=100` alone should not trip over the
+    // default overlap of 200.
+    let sized = overrides.contains_key("size") || overrides.contains_key("hierarchical");
+    if !from_file && sized && !overrides.contains_key("overlap") && config.overlap >= config.size {
+        config.overlap = config.size / 5;
+    }
+    Ok(config)
+}
+
+/// serde_json's "at line 1 column 57" points into JSON the caller never saw.
+fn without_json_position(err: Error) -> Error {
+    match err {
+        Error::Config(m) => Error::Config(match m.find(" at line ") {
+            Some(at) => m[..at].to_string(),
+            None => m,
+        }),
+        other => other,
+    }
+}
+
+/// Keyword arguments as JSON, through Python's own `json` module (what a
+/// config file could hold: str, int, float, bool, None, lists, dicts).
+pub fn kwargs_to_json(py: Python<'_>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
+    let Some(kwargs) = kwargs else { return Ok(Map::new()) };
+    let text: String = py.import("json")?.call_method1("dumps", (kwargs,))?.extract()?;
+    match serde_json::from_str(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(PyValueError::new_err("keyword arguments must be config keys with JSON-like values")),
+    }
+}
+
+/// A JSON value as the Python object `json.loads` would give.
+pub fn json_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_pyobject(py)?.into_any(),
+            (None, Some(i)) => i.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, json_to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}

@@ -1,0 +1,151 @@
+"""`Chunker(...).chunk` gives exactly `chunktui chunk`'s JSONL records on the
+corpus documents, for every strategy that needs no model; `chunk_many` is a
+loop of `chunk` in input order; settings errors are ValueErrors with the
+CLI's message."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chunktui
+from conftest import chunktui_bin, cli_records, corpus_files, read
+
+NON_MODEL = [name for name, needs_model in chunktui.strategies() if not needs_model]
+
+
+def python_records(chunker: chunktui.Chunker, text: str) -> list[dict[str, Any]]:
+    return [c.to_dict() for c in chunker.chunk(text)]
+
+
+def test_the_table_has_model_and_non_model_strategies() -> None:
+    names = [name for name, _ in chunktui.strategies()]
+    assert "recursive" in NON_MODEL and "semantic" in names and "semantic" not in NON_MODEL
+
+
+@pytest.mark.parametrize("strategy", NON_MODEL)
+def test_chunk_equals_the_cli_on_the_corpus(strategy: str) -> None:
+    chunker = chunktui.Chunker(strategy=strategy)
+    for path in corpus_files():
+        text = read(path)
+        expected = cli_records(path, "--strategy", strategy)
+        got = python_records(chunker, text)
+        assert len(got) == len(expected), f"{strategy} on {path.name}: {len(got)} chunks, the CLI {len(expected)}"
+        for g, e in zip(got, expected):
+            assert g == e, f"{strategy} on {path.name}, chunk {e['index']}"
+        # The attributes are the record's fields, and the offsets index the text.
+        for c in chunker.chunk(text)[:50]:
+            if "text" not in c.meta:  # LangChain's joins rewrite some texts
+                assert text[c.char_start : c.char_end] == c.text
+                assert text.encode()[c.start : c.end].decode() == c.text
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "flags"),
+    [
+        ({"unit": "tokens", "tokenizer": "o200k_base", "size": 256, "overlap": 32},
+         ["--unit", "tokens", "--tokenizer", "o200k_base", "--size", "256", "--overlap", "32"]),
+        ({"strategy": "recursive", "size": 300, "recursive": {"preset": "chinese"}},
+         ["--size", "300", "--preset", "chinese"]),
+        ({"strategy": "sentence", "unit": "words", "size": 120, "sentence": {"max_sentences": 4}},
+         ["--strategy", "sentence", "--unit", "words", "--size", "120", "--max-sentences", "4"]),
+        ({"strategy": "hierarchical", "hierarchical": {"levels": [2000, 500]}},
+         ["--strategy", "hierarchical", "--levels", "2000,500"]),
+        ({"strategy": "markdown", "size": 800, "embed_text": {"fit": True}},
+         ["--strategy", "markdown", "--size", "800", "--embed-text-fit"]),
+    ],
+)
+def test_keywords_are_the_config_keys(kwargs: dict[str, Any], flags: list[str]) -> None:
+    chunker = chunktui.Chunker(**kwargs)
+    for path in corpus_files():
+        if path.stat().st_size > 1_500_000:
+            continue  # the settings are under test here, not the big files
+        assert python_records(chunker, read(path)) == cli_records(path, *flags), path.name
+
+
+def test_from_config_reads_what_the_cli_writes(tmp_path: Path) -> None:
+    flags = ["--strategy", "langchain-recursive", "--size", "400", "--separators", '["\\n\\n", "。", " ", ""]']
+    toml = subprocess.run([chunktui_bin(), "config", "init", *flags], capture_output=True, text=True, check=True)
+    config = tmp_path / "chunktui.toml"
+    config.write_text(toml.stdout, encoding="utf-8")
+    chunker = chunktui.Chunker.from_config(config)
+    assert chunker.config["strategy"] == "langchain-recursive" and chunker.config["size"] == 400
+    for path in corpus_files():
+        if path.name.startswith("zh_"):
+            expected = cli_records(path, "--config", str(config))
+            assert python_records(chunker, read(path)) == expected
+    # Keywords go over the file, and sections merge key by key.
+    smaller = chunktui.Chunker.from_config(config, size=200, overlap=20, langchain={"strip_whitespace": False})
+    assert smaller.config["size"] == 200
+    assert smaller.config["langchain"]["separators"] == ["\n\n", "。", " ", ""]
+    assert smaller.config["langchain"]["strip_whitespace"] is False
+
+
+def test_chunk_many_is_a_loop_of_chunk_in_order() -> None:
+    texts = [read(p) for p in corpus_files()]
+    # Pieces of very different sizes, so that the threads finish out of order.
+    texts += [t[i : i + n] for t in texts[:2] for i, n in [(0, 500), (1000, 70_000), (5, 3)]]
+    texts.append("中文的句子。" * 400)
+    chunker = chunktui.Chunker(strategy="recursive", unit="tokens", size=200, overlap=20)
+    loop = [chunker.chunk(t) for t in texts]
+    for threads in [None, 1, 2, 5]:
+        assert chunker.chunk_many(texts, threads=threads) == loop, f"threads={threads}"
+    assert chunker.chunk_many([]) == []
+
+
+def test_bad_settings_are_value_errors_with_the_cli_message() -> None:
+    cases: list[tuple[dict[str, Any], list[str]]] = [
+        ({"size": 0}, ["--size", "0"]),
+        ({"size": 100, "overlap": 100}, ["--size", "100", "--overlap", "100"]),
+        ({"unit": "tokens", "tokenizer": "no_such_tokenizer"}, ["--unit", "tokens", "--tokenizer", "no_such_tokenizer"]),
+    ]
+    sample = corpus_files()[0]
+    for kwargs, flags in cases:
+        with pytest.raises(ValueError) as raised:
+            chunktui.Chunker(**kwargs)
+        done = subprocess.run([chunktui_bin(), "chunk", str(sample), *flags], capture_output=True, text=True)
+        assert done.returncode == 2
+        assert str(raised.value) in done.stderr, (kwargs, done.stderr)
+    with pytest.raises(ValueError, match="unknown field `sise`"):
+        chunktui.Chunker(sise=10)  # type: ignore[call-arg]  # the mistake under test
+    with pytest.raises(ValueError, match="unknown variant `nope`"):
+        chunktui.Chunker(strategy="nope")
+    with pytest.raises(ValueError, match="always counts tokens"):
+        chunktui.Chunker(strategy="langchain-token", unit="chars")
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        chunktui.Chunker().chunk_many(["a"], threads=0)
+    with pytest.raises(OSError, match="no such file"):
+        chunktui.Chunker.from_config("/no/such/chunktui.toml")
+
+
+def test_size_alone_does_not_trip_over_the_default_overlap() -> None:
+    assert chunktui.Chunker(size=100).config["overlap"] == 20
+    assert chunktui.Chunker().config["overlap"] == 200
+
+
+def test_a_chunker_pickles_as_its_config() -> None:
+    chunker = chunktui.Chunker(strategy="sentence", unit="words", size=90, sentence={"max_sentences": 3})
+    again = pickle.loads(pickle.dumps(chunker))
+    assert again.config == chunker.config
+    text = read(corpus_files()[0])[:20_000]
+    assert again.chunk(text) == chunker.chunk(text)
+
+
+def test_model_strategies_name_what_is_missing_or_work() -> None:
+    # With the onnxruntime package installed, its library is found; the
+    # default model may still be missing, which the error names.
+    try:
+        chunker = chunktui.Chunker(strategy="semantic")
+    except chunktui.ModelError as err:
+        assert "onnxruntime" in str(err) or "ORT_DYLIB_PATH" in str(err)
+        return
+    try:
+        chunks = chunker.chunk("One sentence here. Another one there. A third about something else entirely.")
+    except chunktui.ModelError as err:
+        assert "model" in str(err)
+        return
+    assert chunks and chunks[0].start == 0
