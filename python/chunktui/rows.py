@@ -1,0 +1,57 @@
+"""Chunks as table rows, for the data frameworks (Ray Data's `map_batches`,
+Spark's `mapInPandas`): one row per chunk, with the id of the document it
+comes from and its meta as JSON. No framework is imported here."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from . import Chunker
+
+COLUMNS = ["id", "index", "start", "end", "char_start", "char_end", "size", "text", "meta"]
+
+
+def as_text(value: Any, where: str) -> str:
+    """A document as str: bytes (read_binary_files) are UTF-8."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{where} is not valid UTF-8 (byte {err.start}): convert it to UTF-8 first") from err
+    raise TypeError(f"{where} is {type(value).__name__}: the text column must hold str or bytes")
+
+
+def text_id(text: str) -> str:
+    """A document's id when the data has none: a digest of its text, so the
+    chunks of one document share it from run to run."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def chunk_rows(
+    chunker: Chunker, texts: Iterable[Any], ids: Iterable[Any] | None = None, threads: int | None = None
+) -> dict[str, list[Any]]:
+    """Chunk `texts` (str or UTF-8 bytes) with `chunker.chunk_many` on
+    `threads` threads (None: every core); one row per chunk as columns
+    (`COLUMNS`), `id` from `ids` (else a digest of the text)."""
+    docs = [as_text(t, f"text #{i}") for i, t in enumerate(texts)]
+    names = [str(x) for x in ids] if ids is not None else [text_id(t) for t in docs]
+    if len(names) != len(docs):
+        raise ValueError(f"{len(docs)} texts but {len(names)} ids")
+    out: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+    for name, chunks in zip(names, chunker.chunk_many(docs, threads=threads)):
+        for c in chunks:
+            out["id"].append(name)
+            out["index"].append(c.index)
+            out["start"].append(c.start)
+            out["end"].append(c.end)
+            out["char_start"].append(c.char_start)
+            out["char_end"].append(c.char_end)
+            out["size"].append(c.size)
+            out["text"].append(c.text)
+            out["meta"].append(json.dumps(c.meta, ensure_ascii=False))
+    return out
