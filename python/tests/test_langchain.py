@@ -17,7 +17,7 @@ from langchain_text_splitters import (
 
 import chunktui
 from chunktui.langchain import ChunktuiTextSplitter
-from conftest import corpus_files, read
+from pkgtest import corpus_files, read
 
 
 def excerpts(n: int = 40_000) -> list[str]:

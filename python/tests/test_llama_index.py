@@ -13,7 +13,7 @@ from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode
 
 import chunktui
 from chunktui.llama_index import ChunktuiNodeParser
-from conftest import corpus_files, read
+from pkgtest import corpus_files, read
 
 
 def documents() -> list[Document]:

@@ -5,15 +5,17 @@ CLI's message."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import chunktui
-from conftest import chunktui_bin, cli_records, corpus_files, read
+from pkgtest import chunktui_bin, cli_records, corpus_files, read
 
 NON_MODEL = [name for name, needs_model in chunktui.strategies() if not needs_model]
 
@@ -135,17 +137,44 @@ def test_a_chunker_pickles_as_its_config() -> None:
     assert again.chunk(text) == chunker.chunk(text)
 
 
-def test_model_strategies_name_what_is_missing_or_work() -> None:
-    # With the onnxruntime package installed, its library is found; the
-    # default model may still be missing, which the error names.
-    try:
-        chunker = chunktui.Chunker(strategy="semantic")
-    except chunktui.ModelError as err:
-        assert "onnxruntime" in str(err) or "ORT_DYLIB_PATH" in str(err)
-        return
-    try:
-        chunks = chunker.chunk("One sentence here. Another one there. A third about something else entirely.")
-    except chunktui.ModelError as err:
-        assert "model" in str(err)
-        return
-    assert chunks and chunks[0].start == 0
+def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+def test_a_model_strategy_without_onnx_runtime_says_what_to_install() -> None:
+    env = {**os.environ, "ORT_DYLIB_PATH": "/nonexistent/libonnxruntime.so"}
+    code = "import chunktui\ntry:\n    chunktui.Chunker(strategy='semantic')\nexcept chunktui.ModelError as e:\n    print(e)"
+    done = run_python(code, env)
+    assert done.returncode == 0, done.stderr
+    assert "needs ONNX Runtime" in done.stdout and "pip install onnxruntime" in done.stdout
+
+
+def test_the_onnxruntime_packages_library_is_found() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DYLIB_PATH"}
+    done = run_python("import os, chunktui; print(os.environ['ORT_DYLIB_PATH'])", env)
+    assert done.returncode == 0, done.stderr
+    found = Path(done.stdout.strip())
+    assert found.parent.name == "capi" and found.parent.parent.name == "onnxruntime" and found.is_file()
+    # And the runtime found that way embeds text: a model strategy runs.
+    model = model_dir()
+    code = f"import chunktui; print(len(chunktui.Chunker(strategy='semantic', semantic={{'model': {str(model)!r}}})" \
+        ".chunk('A cat sat on the mat. Cats like mats. Stock markets fell sharply today.')))"
+    done = run_python(code, env)
+    assert done.returncode == 0 and int(done.stdout) >= 1, done.stderr
+
+
+def model_dir() -> Path:
+    model = os.environ.get("CHUNKTUI_MODEL_DIR")
+    if not model or not (Path(model) / "model.onnx").is_file():
+        pytest.fail("CHUNKTUI_MODEL_DIR must name the default model's directory: run scripts/setup-models.sh")
+    return Path(model)
+
+
+@pytest.mark.parametrize("strategy", ["semantic", "late"])
+def test_model_strategies_equal_the_cli(strategy: str, tmp_path: Path) -> None:
+    model = model_dir()
+    sample = tmp_path / "sample.md"
+    sample.write_bytes(read(corpus_files()[0])[:12_000].encode("utf-8"))
+    chunker = chunktui.Chunker(strategy=strategy, size=600, overlap=0, semantic={"model": str(model)})
+    expected = cli_records(sample, "--strategy", strategy, "--size", "600", "--overlap", "0", "--model", str(model))
+    assert python_records(chunker, read(sample)) == expected

@@ -22,7 +22,7 @@ import ray  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
 import chunktui.ray  # noqa: E402
-from conftest import cli_records, corpus_files, pieces, read  # noqa: E402
+from pkgtest import cli_records, corpus_files, pieces, read  # noqa: E402
 
 PIECE = 150_000
 

@@ -1,4 +1,5 @@
-"""What the package's tests share: the chunktui CLI they compare against
+"""What the package's tests share (a plain module, not a conftest.py: the repository
+runs these tests in one pytest with bench/ and tests/python/): the chunktui CLI they compare against
 (CHUNKTUI_BIN, default target/debug/chunktui) and the shared corpus
 (CHUNKTUI_CORPUS, default ../shared/corpus beside the repository)."""
 
