@@ -67,8 +67,9 @@ if [ $# -eq 0 ]; then
     target/venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt -r python/requirements-test.txt
     cat bench/requirements.txt python/requirements-test.txt > "$stamp"
   fi
-  # The Python package (python/: PyO3, built by maturin into target/python).
-  target/venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation ./python
+  # The Python package (python/: PyO3, built into target/python by the venv's maturin).
+  PATH="$PWD/target/venv/bin:$PATH" target/venv/bin/pip install --quiet --disable-pip-version-check \
+    --no-build-isolation ./python
   target/venv/bin/mypy bench tests/python python/chunktui python/tests
   CHUNKTUI_BIN="$PWD/target/debug/chunktui" target/venv/bin/python -m pytest -q -p no:cacheprovider bench tests/python python/tests
 fi

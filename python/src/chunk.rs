@@ -3,8 +3,7 @@
 //! threads and only wrapped into a Python object at the end.
 
 use crate::settings::json_to_py;
-use chunktui::chunk::{ChunkMeta, EmbedText};
-use chunktui::document::CharOffsets;
+use chunktui::chunk::ChunkMeta;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -28,30 +27,24 @@ pub struct PyChunk {
     size: usize,
     #[pyo3(get)]
     text: String,
+    /// With the embed text (`meta.embed`, which serde skips).
     meta: ChunkMeta,
-    embed: Option<EmbedText>,
 }
 
-/// The chunks of `text` as records, in order (what `chunktui chunk` writes).
-pub fn records(text: &str, chunks: Vec<chunktui::Chunk>) -> Vec<PyChunk> {
-    let offsets = CharOffsets::new(text);
-    chunks
+/// The chunks of `text` as the CLI's records (`chunktui::export::records`),
+/// owned, for Python.
+pub fn records(text: &str, chunks: &[chunktui::Chunk]) -> Vec<PyChunk> {
+    chunktui::export::records(chunks, text)
         .into_iter()
-        .enumerate()
-        .map(|(index, c)| {
-            let mut meta = c.meta;
-            let embed = meta.embed.take();
-            PyChunk {
-                index,
-                start: c.range.start,
-                end: c.range.end,
-                char_start: offsets.at(c.range.start),
-                char_end: offsets.at(c.range.end),
-                size: c.size,
-                text: meta.text.clone().unwrap_or_else(|| text[c.range.clone()].to_string()),
-                meta,
-                embed,
-            }
+        .map(|r| PyChunk {
+            index: r.index,
+            start: r.start,
+            end: r.end,
+            char_start: r.char_start,
+            char_end: r.char_end,
+            size: r.size,
+            text: r.text.to_string(),
+            meta: r.meta.clone(),
         })
         .collect()
 }
@@ -68,19 +61,19 @@ impl PyChunk {
     /// What to embed for this chunk (`embed_text` in the config), else None.
     #[getter]
     fn embed_text(&self) -> Option<&str> {
-        self.embed.as_ref().map(|e| e.text.as_str())
+        self.meta.embed.as_ref().map(|e| e.text.as_str())
     }
 
     /// The size of `embed_text` in the config's unit.
     #[getter]
     fn embed_size(&self) -> Option<usize> {
-        self.embed.as_ref().map(|e| e.size)
+        self.meta.embed.as_ref().map(|e| e.size)
     }
 
     /// The size of `embed_text` in the config tokenizer's tokens.
     #[getter]
     fn embed_tokens(&self) -> Option<usize> {
-        self.embed.as_ref().map(|e| e.tokens)
+        self.meta.embed.as_ref().map(|e| e.tokens)
     }
 
     /// The chunk as one record of `chunktui chunk`'s JSONL output.
@@ -94,7 +87,7 @@ impl PyChunk {
         d.set_item("size", self.size)?;
         d.set_item("text", &self.text)?;
         d.set_item("meta", self.meta(py)?)?;
-        if let Some(e) = &self.embed {
+        if let Some(e) = &self.meta.embed {
             d.set_item("embed_text", &e.text)?;
             d.set_item("embed_size", e.size)?;
             d.set_item("embed_tokens", e.tokens)?;
@@ -105,8 +98,8 @@ impl PyChunk {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<PyChunk>().is_ok_and(|o| {
             let o = o.get();
-            (self.index, self.start, self.end, self.size, &self.text, &self.meta, &self.embed)
-                == (o.index, o.start, o.end, o.size, &o.text, &o.meta, &o.embed)
+            (self.index, self.start, self.end, self.size, &self.text, &self.meta)
+                == (o.index, o.start, o.end, o.size, &o.text, &o.meta)
         })
     }
 

@@ -45,7 +45,7 @@ impl PyChunker {
     /// Cut one text into chunks, in order.
     fn chunk(&self, py: Python<'_>, text: String) -> PyResult<Vec<PyChunk>> {
         let chunks = py.detach(|| self.inner.chunk(&text)).map_err(to_py)?;
-        Ok(chunk::records(&text, chunks))
+        Ok(chunk::records(&text, &chunks))
     }
 
     /// Cut each text; one list of chunks per text, in input order. Runs
@@ -122,7 +122,7 @@ impl PyChunker {
 /// largest first from a shared counter, so one big document does not leave
 /// the other threads idle at the end; results keep the input order.
 fn run_parallel(chunker: &chunktui::Chunker, texts: &[String], threads: usize) -> Vec<chunktui::Result<Vec<PyChunk>>> {
-    let one = |text: &String| chunker.chunk(text).map(|chunks| chunk::records(text, chunks));
+    let one = |text: &String| chunker.chunk(text).map(|chunks| chunk::records(text, &chunks));
     let threads = threads.min(texts.len());
     if threads <= 1 {
         return texts.iter().map(one).collect();
