@@ -1,0 +1,180 @@
+"""How fast chunktui's Python package is: `Chunker.chunk_many` on one and
+on two threads, the chunktui CLI (a release build) on one core on the same
+text, and the Python splitters people use instead (LangChain's
+RecursiveCharacterTextSplitter, text-splitter's `semantic-text-splitter`)
+with the same size and overlap.
+
+    cargo build --release --no-default-features --features cli,code --target-dir target/python
+    target/venv/bin/python bench/python_speed.py --cli target/python/release/chunktui --out report.md
+
+The corpus (CHUNKTUI_CORPUS, default ../shared/corpus) is read two ways:
+whole (4 documents: Python against the CLI, which runs once per file) and
+cut into ~64 KiB pieces at blank lines (chunk_many's usual work, many
+documents: one 3 MB novel cannot be shared between two threads).
+
+Every Python measurement runs in a fresh process, as the CLI does: chunktui
+keeps a process-wide memo of token counts, so chunking the same text again
+in one process is faster than chunking it once. The chunker is built (the
+tokenizer loaded) before the clock starts. The CLI's time is its wall time
+per file (reading, tokenizer, JSON writing included) and, beside it, the
+chunking alone as `chunktui stats` reports it. Times are the best of
+--repeat runs; the load average is printed with them: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+PIECE = 64 * 1024
+BLANK_LINE = re.compile(r"\r?\n\r?\n")
+SETTINGS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "chars 1000/200": ({"size": 1000, "overlap": 200}, ["--size", "1000", "--overlap", "200"]),
+    "cl100k tokens 512/64": (
+        {"unit": "tokens", "tokenizer": "cl100k_base", "size": 512, "overlap": 64},
+        ["--unit", "tokens", "--tokenizer", "cl100k_base", "--size", "512", "--overlap", "64"],
+    ),
+}
+
+
+def pieces(text: str) -> Iterator[str]:
+    while text:
+        found = BLANK_LINE.search(text, PIECE)
+        cut = found.end() if found else len(text)
+        yield text[:cut]
+        text = text[cut:]
+
+
+def corpus_files() -> list[Path]:
+    corpus = Path(os.environ.get("CHUNKTUI_CORPUS", REPO.parent / "shared" / "corpus"))
+    files = sorted(p for p in corpus.iterdir() if p.suffix in {".md", ".txt"} and p.name != "README.md")
+    if not files:
+        raise SystemExit(f"no documents in {corpus}: set CHUNKTUI_CORPUS")
+    return files
+
+
+def texts(split: bool) -> list[str]:
+    whole = [f.read_bytes().decode("utf-8") for f in corpus_files()]
+    return [p for t in whole for p in pieces(t)] if split else whole
+
+
+def child(who: str, setting: str, split: bool) -> float:
+    """One measurement, in this (fresh) process: seconds."""
+    docs = texts(split)
+    kwargs, _ = SETTINGS[setting]
+    if who.startswith("chunktui"):
+        import chunktui
+
+        ch = chunktui.Chunker(strategy="recursive", **kwargs)
+        threads = int(who.split(":")[1])
+        started = time.perf_counter()
+        ch.chunk_many(docs, threads=threads)
+        return time.perf_counter() - started
+    if who == "langchain":
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+        lc = RecursiveCharacterTextSplitter(chunk_size=kwargs["size"], chunk_overlap=kwargs["overlap"])
+        started = time.perf_counter()
+        for d in docs:
+            lc.split_text(d)
+        return time.perf_counter() - started
+    from semantic_text_splitter import TextSplitter
+
+    size, overlap = kwargs["size"], kwargs["overlap"]
+    if "unit" in kwargs:
+        ts = TextSplitter.from_tiktoken_model("gpt-3.5-turbo", size, overlap=overlap)
+    else:
+        ts = TextSplitter(size, overlap=overlap)
+    started = time.perf_counter()
+    for d in docs:
+        ts.chunks(d)
+    return time.perf_counter() - started
+
+
+def measure(who: str, setting: str, split: bool, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        args = [sys.executable, __file__, "--child", who, setting, "split" if split else "whole"]
+        done = subprocess.run(args, capture_output=True, text=True, check=True)
+        times.append(float(done.stdout))
+    return min(times)
+
+
+def cli(binary: Path, setting: str, repeat: int) -> tuple[float, float]:
+    """The CLI on the whole files, pinned to one core: (wall, chunking alone)."""
+    _, flags = SETTINGS[setting]
+    best_wall, best_inner = float("inf"), float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        for f in corpus_files():
+            run = ["taskset", "-c", "0", str(binary), "chunk", str(f), "-o", "/dev/null", *flags]
+            subprocess.run(run, check=True, stderr=subprocess.DEVNULL)
+        best_wall = min(best_wall, time.perf_counter() - started)
+        inner = 0.0
+        for f in corpus_files():
+            out = subprocess.run([str(binary), "stats", str(f), *flags], capture_output=True, text=True, check=True)
+            found = re.search(r"chunked in ([0-9.]+) s", out.stdout)
+            assert found, out.stdout
+            inner += float(found.group(1))
+        best_inner = min(best_inner, inner)
+    return best_wall, best_inner
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        print(json.dumps(child(sys.argv[2], sys.argv[3], sys.argv[4] == "split")))
+        return
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cli", type=Path, required=True, help="a release build of the chunktui CLI")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", type=Path, help="also write the report (markdown) here")
+    args = parser.parse_args()
+    mb = sum(len(t.encode("utf-8")) for t in texts(False)) / 1e6
+    n_pieces = len(texts(True))
+    load = os.getloadavg()[0]
+    lines = [
+        f"The corpus: {mb:.1f} MB, {len(corpus_files())} files, or {n_pieces} pieces of ~64 KiB. "
+        f"Load average {load:.1f} on {os.cpu_count()} cores at the start; best of {args.repeat}.",
+        "",
+        "| settings | what | seconds | MB/s |",
+        "| --- | --- | ---: | ---: |",
+    ]
+    summary = []
+    for setting in SETTINGS:
+        one_whole = measure("chunktui:1", setting, False, args.repeat)
+        wall, inner = cli(args.cli, setting, args.repeat)
+        one = measure("chunktui:1", setting, True, args.repeat)
+        two = measure("chunktui:2", setting, True, args.repeat)
+        rows = [
+            ("chunktui Python, chunk_many, 1 thread, 4 files", one_whole),
+            ("chunktui CLI, 1 core, 4 files (wall: reading, tokenizer, JSONL)", wall),
+            ("chunktui CLI, 1 core, 4 files (chunking alone, `chunktui stats`)", inner),
+            (f"chunktui Python, chunk_many, 1 thread, {n_pieces} pieces", one),
+            (f"chunktui Python, chunk_many, 2 threads, {n_pieces} pieces", two),
+        ]
+        if setting.startswith("chars"):
+            rows.append(("LangChain RecursiveCharacterTextSplitter, 4 files", measure("langchain", setting, False, 1)))
+        rows.append(("semantic-text-splitter (text-splitter), 4 files", measure("text-splitter", setting, False, 1)))
+        lines += [f"| {setting} | {who} | {s:.3f} | {mb / s:.1f} |" for who, s in rows]
+        summary.append(
+            f"{setting}: 2 threads {one / two:.2f}x faster than 1; Python 1 thread {one_whole / wall:.2f}x the "
+            f"CLI's wall time ({one_whole / inner:.2f}x its chunking alone)"
+        )
+    lines += [""] + summary + [f"Load average at the end: {os.getloadavg()[0]:.1f}."]
+    report = "\n".join(lines) + "\n"
+    print(report)
+    if args.out:
+        args.out.write_text(report, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
