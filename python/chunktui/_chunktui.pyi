@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 __version__: str
@@ -67,7 +68,8 @@ class Chunker:
     @staticmethod
     def from_config(path: str | os.PathLike[str], **kwargs: Any) -> Chunker: ...
     def chunk(self, text: str) -> list[Chunk]: ...
-    def chunk_many(self, texts: list[str], threads: int | None = None) -> list[list[Chunk]]: ...
+    def chunk_many(self, texts: Sequence[str], threads: int | None = None) -> list[list[Chunk]]:
+        """One list of chunks per text, in order, on `threads` threads (None: every core)."""
     def size_of(self, text: str) -> int: ...
     @property
     def config(self) -> dict[str, Any]: ...

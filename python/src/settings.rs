@@ -47,7 +47,7 @@ pub fn build(base: Option<&ChunkConfig>, overrides: Map<String, Value>) -> Resul
             }
         }
     }
-    let mut config = ChunkConfig::parse(&value.to_string(), true).map_err(without_json_position)?;
+    let mut config = ChunkConfig::parse(&value.to_string(), true).map_err(|e| name_the_keyword(e, &overrides))?;
     if let (Some(Value::String(unit)), Some(forced)) = (overrides.get("unit"), config.strategy.spec().forces_unit) {
         if unit != forced.name() {
             return Err(Error::config(format!(
@@ -66,14 +66,24 @@ pub fn build(base: Option<&ChunkConfig>, overrides: Map<String, Value>) -> Resul
     Ok(config)
 }
 
-/// serde_json's "at line 1 column 57" points into JSON the caller never saw.
-fn without_json_position(err: Error) -> Error {
-    match err {
-        Error::Config(m) => Error::Config(match m.find(" at line ") {
-            Some(at) => m[..at].to_string(),
-            None => m,
-        }),
-        other => other,
+/// serde_json's "at line 1 column 57" points into JSON the caller never
+/// saw: name the keyword instead (the first one that fails on its own over
+/// the defaults), as the CLI's TOML errors name the key.
+fn name_the_keyword(err: Error, overrides: &Map<String, Value>) -> Error {
+    let Error::Config(message) = err else { return err };
+    let message = match message.find(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message,
+    };
+    let defaults = serde_json::to_value(ChunkConfig::default()).expect("a config serialises");
+    let culprit = overrides.iter().find(|(key, value)| {
+        let mut alone = defaults.clone();
+        alone[key.as_str()] = (*value).clone();
+        ChunkConfig::parse(&alone.to_string(), true).is_err()
+    });
+    match culprit {
+        Some((key, value)) => Error::Config(format!("{key}={value}: {message}")),
+        None => Error::Config(message),
     }
 }
 
