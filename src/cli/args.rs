@@ -102,8 +102,10 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct ChunkCmd {
-    /// Input file, or - for standard input.
-    pub file: PathBuf,
+    /// Input file, or - for standard input; or several files, directories (recursive, .gitignore
+    /// honoured) and quoted globs ('docs/**/*.md'): then JSONL with each record's `path`, in path order.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub flags: ChunkFlags,
     /// Output format.
@@ -119,6 +121,12 @@ pub struct ChunkCmd {
     /// extraction gives (for other files, the file itself).
     #[arg(long, conflicts_with = "embeddings")]
     pub extracted: bool,
+    /// Many files: chunk this many at once (default: all cores; 1 for model strategies).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Many files: write one JSONL per input, at its path under DIR plus .jsonl.
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    pub output_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

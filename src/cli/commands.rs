@@ -171,22 +171,26 @@ fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
 }
 
 fn chunk(cmd: ChunkCmd) -> Result<()> {
+    if super::corpus::is_many(&cmd.files) || cmd.output_dir.is_some() {
+        return super::corpus::run(&cmd);
+    }
+    let file = cmd.files[0].clone();
     if let Some(out) = &cmd.output {
         // Refuse `-o doc.md` before the work, not after it.
-        crate::export::protect_input(Source::from_arg(&cmd.file));
+        crate::export::protect_input(Source::from_arg(&file));
         crate::export::check_output(out)?;
     }
     if cmd.extracted {
         if let Some(mb) = cmd.flags.max_input_mb {
             crate::input::set_document_limit_mb(mb)?;
         }
-        let doc = load_input(&cmd.file, cmd.flags.lossy)?;
+        let doc = load_input(&file, cmd.flags.lossy)?;
         return emit(doc.text.as_bytes(), cmd.output.as_deref());
     }
     let (Chunked { config, doc, chunks, .. }, vectors) = if cmd.embeddings {
-        late_chunks_with_vectors(&cmd.flags, &cmd.file)?
+        late_chunks_with_vectors(&cmd.flags, &file)?
     } else {
-        (chunk_document(&cmd.flags, &cmd.file)?, Vec::new())
+        (chunk_document(&cmd.flags, &file)?, Vec::new())
     };
     let mut recs = records(&chunks, &doc.text);
     for (rec, v) in recs.iter_mut().zip(&vectors) {

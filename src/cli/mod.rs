@@ -3,6 +3,7 @@
 
 pub mod args;
 mod commands;
+mod corpus;
 mod diff;
 mod eval;
 #[cfg(feature = "embed")]
