@@ -96,6 +96,8 @@ pub struct ChunkConfig {
     pub embed_text: EmbedTextOptions,
     #[serde(default, skip_serializing_if = "HierarchicalOptions::is_default")]
     pub hierarchical: HierarchicalOptions,
+    #[serde(default, skip_serializing_if = "LintOptions::is_default")]
+    pub lint: LintOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -118,6 +120,7 @@ impl Default for ChunkConfig {
             semantic: SemanticOptions::default(),
             embed_text: EmbedTextOptions::default(),
             hierarchical: HierarchicalOptions::default(),
+            lint: LintOptions::default(),
         }
     }
 }
@@ -358,6 +361,21 @@ impl Default for HierarchicalOptions {
     }
 }
 
+/// Chunk lint (see [`crate::lint`]): which rules report, and the model
+/// limit over-model-limit holds chunks to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct LintOptions {
+    /// Rules switched off, by name: mid-sentence, split-fence, split-table,
+    /// orphan-heading, tiny-fragment, over-model-limit.
+    pub off: Vec<String>,
+    /// over-model-limit: the embedding model's largest input in tokens,
+    /// special tokens included; `None` = `semantic.max_tokens`, else the
+    /// default model's (256).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -372,7 +390,8 @@ is_default!(
     LangchainOptions,
     SemanticOptions,
     EmbedTextOptions,
-    HierarchicalOptions
+    HierarchicalOptions,
+    LintOptions
 );
 
 impl ChunkConfig {
@@ -459,6 +478,7 @@ impl ChunkConfig {
             problems.push(problem);
         }
         crate::strategy::hierarchical::problems(self, &mut problems);
+        crate::lint::problems(self, &mut problems);
         if problems.is_empty() {
             Ok(())
         } else {

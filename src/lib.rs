@@ -28,6 +28,7 @@ pub mod error;
 pub mod eval;
 pub mod export;
 pub mod input;
+pub mod lint;
 pub mod segment;
 pub mod size;
 pub mod stats;
