@@ -257,17 +257,11 @@ impl LintOptions {
     }
 
     /// Count with the embedding model's own tokenizer when it is installed
-    /// (`semantic.model`, else the default model's directory); otherwise keep
-    /// the config's tokenizer.
+    /// (see [`model_tokens`]); otherwise keep the config's tokenizer.
     #[cfg(feature = "embed")]
     pub fn with_model_tokenizer(self) -> LintOptions {
-        let dir = match self.config.semantic.model.as_deref() {
-            Some(m) if m != crate::config::DEFAULT_MODEL => Some(std::path::PathBuf::from(m)),
-            _ => crate::embed::default_model_dir(),
-        };
-        let file = dir.map(|d| d.join("tokenizer.json")).filter(|f| f.is_file());
-        match file.and_then(|f| Tokenizer::load(&format!("hf:{}", f.display())).ok()) {
-            Some(t) => self.with_tokens(TokenCount::model(t)),
+        match model_tokens(&self.config) {
+            Some(t) => self.with_tokens(t),
             None => self,
         }
     }
@@ -275,6 +269,19 @@ impl LintOptions {
     pub fn enabled(&self, rule: Rule) -> bool {
         self.rules.contains(&rule)
     }
+}
+
+/// The tokens of the config's embedding model, counted with its own
+/// `tokenizer.json` (`semantic.model`, else the default model's directory),
+/// when that file is there.
+#[cfg(feature = "embed")]
+pub fn model_tokens(config: &ChunkConfig) -> Option<TokenCount> {
+    let dir = match config.semantic.model.as_deref() {
+        Some(m) if m != crate::config::DEFAULT_MODEL => Some(std::path::PathBuf::from(m)),
+        _ => crate::embed::default_model_dir(),
+    };
+    let file = dir.map(|d| d.join("tokenizer.json")).filter(|f| f.is_file())?;
+    Tokenizer::load(&format!("hf:{}", file.display())).ok().map(TokenCount::model)
 }
 
 /// One level of a cut: the indices of its chunks in text order, and the

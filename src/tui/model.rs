@@ -44,6 +44,8 @@ pub struct Pane {
     pub sem: SemState,
     /// The query probe and the evaluation of these chunks.
     pub probe: ProbeState,
+    /// Chunk lint of these chunks, once computed.
+    pub lint: super::lint::PaneLint,
 }
 
 impl Pane {
@@ -62,6 +64,7 @@ impl Pane {
             error: None,
             sem: SemState::default(),
             probe: ProbeState::default(),
+            lint: Default::default(),
         }
     }
 
@@ -78,6 +81,7 @@ impl Pane {
         self.chunks_doc = doc_rev;
         self.stats = Stats::default();
         self.tokens = None;
+        self.lint = Default::default();
         self.sem.warnings.clear();
         self.probe.forget();
     }
@@ -155,6 +159,8 @@ pub struct Model {
     pub next_job: u64,
     /// The question set of `--queries`, when given.
     pub questions: Option<Questions>,
+    /// The lint panel is shown (above the chunk list).
+    pub lint_panel: bool,
     pub quit: bool,
 }
 
@@ -190,6 +196,7 @@ impl Model {
             analyses: Vec::new(),
             next_job: 0,
             questions: None,
+            lint_panel: false,
             quit: false,
         };
         super::update::relayout(&mut m);
