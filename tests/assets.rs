@@ -3,8 +3,8 @@
 //! defaults, and the separator presets keep their names and order.
 
 use chunktui::config::{
-    ChunkConfig, EmbedTextOptions, LangchainOptions, LintOptions, MarkdownOptions, RecursiveOptions,
-    SemanticOptions, SentenceOptions,
+    ChunkConfig, EmbedTextOptions, LangchainOptions, LintOptions, MarkdownOptions, RecursiveOptions, SemanticOptions,
+    SentenceOptions,
 };
 use chunktui::strategy::recursive::{preset_names, Separators};
 use std::process::Command;

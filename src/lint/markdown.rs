@@ -100,7 +100,8 @@ pub fn orphan_heading(cx: &LevelCx<'_>, b: &Blocks, out: &mut Vec<Finding>) {
         if cx.text[r.end..].trim().is_empty() {
             continue;
         }
-        let title: String = cx.text[h.clone()].lines().next().unwrap_or("").trim_matches(['#', ' ']).chars().take(40).collect();
+        let title: String =
+            cx.text[h.clone()].lines().next().unwrap_or("").trim_matches(['#', ' ']).chars().take(40).collect();
         let message = format!("ends with the heading \"{title}\"; its text is in the next chunk");
         out.push(Finding { rule: Rule::OrphanHeading, chunk: i, at: h.start, message });
     }

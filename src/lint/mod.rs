@@ -243,8 +243,7 @@ impl LintOptions {
         } else {
             None
         };
-        let max_tokens =
-            config.lint.max_tokens.or(config.semantic.max_tokens).unwrap_or_else(default_model_max_tokens);
+        let max_tokens = config.lint.max_tokens.or(config.semantic.max_tokens).unwrap_or_else(default_model_max_tokens);
         Ok(LintOptions { config, rules, sizer, tokens, max_tokens })
     }
 

@@ -136,7 +136,8 @@ pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, out: &mut Vec<Finding>
         }
         let n = t.count(text);
         if n > max {
-            let how = if t.model { String::new() } else { format!(" (counted with {}, an estimate)", t.tokenizer.name()) };
+            let how =
+                if t.model { String::new() } else { format!(" (counted with {}, an estimate)", t.tokenizer.name()) };
             let what = if embedded.is_some() { "embed text has" } else { "has" };
             let message = format!("{what} {n} tokens, over the model's input limit of {max}{how}");
             out.push(Finding { rule: Rule::OverModelLimit, chunk: i, at: cx.trimmed(i).start, message });

@@ -90,16 +90,21 @@ fn worker(rx: Receiver<LintReq>, tx: Sender<Msg>) {
 pub struct ModelTokens(HashMap<Option<String>, Option<crate::lint::TokenCount>>);
 
 impl ModelTokens {
-    #[cfg(feature = "embed")]
     fn get(&mut self, config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
         let key = config.semantic.model.clone();
-        self.0.entry(key).or_insert_with(|| crate::lint::model_tokens(config)).clone()
+        self.0.entry(key).or_insert_with(|| load_model_tokens(config)).clone()
     }
+}
 
-    #[cfg(not(feature = "embed"))]
-    fn get(&mut self, _config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
-        None
-    }
+#[cfg(feature = "embed")]
+fn load_model_tokens(config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
+    crate::lint::model_tokens(config)
+}
+
+/// Without the `embed` feature no model directory is known: the config's tokenizer counts.
+#[cfg(not(feature = "embed"))]
+fn load_model_tokens(_config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
+    None
 }
 
 /// Lint one request (what the lint thread does; tests call it directly).
@@ -162,11 +167,8 @@ pub fn reshow(p: &mut Pane) {
             k += 1;
         }
     }
-    l.shown = l
-        .all
-        .iter()
-        .filter_map(|f| Some(Finding { chunk: (*shown_index.get(f.chunk)?)?, ..f.clone() }))
-        .collect();
+    l.shown =
+        l.all.iter().filter_map(|f| Some(Finding { chunk: (*shown_index.get(f.chunk)?)?, ..f.clone() })).collect();
     for (rule, n) in &mut l.counts {
         *n = l.shown.iter().filter(|f| f.rule == *rule).count();
     }

@@ -344,7 +344,11 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         Action::None => {}
         Action::LintPanel => {
             m.lint_panel = !m.lint_panel;
-            set_status(m, if m.lint_panel { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" }.into());
+            set_status(
+                m,
+                if m.lint_panel { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" }
+                    .into(),
+            );
         }
         Action::NextFinding => super::lint::next_finding(m),
         Action::Ask | Action::ClearProbe | Action::CycleRetriever | Action::SortByScore | Action::NextQuestion => {
