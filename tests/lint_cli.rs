@@ -1,6 +1,8 @@
 //! Chunk lint on the command line: the lint keys of `stats --json`, the lint
 //! section of the stats table, and `chunktui lint` (exit 1 on findings).
 
+#![cfg(feature = "cli")]
+
 mod common;
 
 use common::Dir;
