@@ -89,6 +89,9 @@ pub enum Command {
     /// Compare two chunkings (configs or chunk files): boundaries added, removed and moved.
     #[command(after_help = DIFF_HELP)]
     Diff(DiffCmd),
+    /// List the chunks a reviewer would reject (FILE:LINE: rule: message); exit 1 when there are any.
+    #[command(after_help = crate::lint::rules_help())]
+    Lint(LintCmd),
     /// Work with config files.
     #[command(subcommand)]
     Config(ConfigCmd),
@@ -175,6 +178,17 @@ pub struct StatsCmd {
     #[command(flatten)]
     pub flags: ChunkFlags,
     /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LintCmd {
+    /// Input file, or - for standard input.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+    /// Print JSON (counts per rule, every finding) instead of one line per finding.
     #[arg(long)]
     pub json: bool,
 }

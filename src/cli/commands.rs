@@ -21,6 +21,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Eval(cmd)) => super::eval::run(cmd),
         Some(Command::Sweep(cmd)) => super::sweep::run(cmd),
         Some(Command::Diff(cmd)) => super::diff::run(cmd),
+        Some(Command::Lint(cmd)) => super::lint::run(cmd),
         Some(Command::Config(ConfigCmd::Check { file })) => {
             let config = ChunkConfig::load(&file)?;
             let line = format!(
@@ -170,6 +171,12 @@ fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
     Ok(Chunked { config, doc, chunks, seconds })
 }
 
+/// Settings, document and chunks of one input (what `chunktui lint` reads).
+pub(super) fn chunked(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Vec<crate::Chunk>)> {
+    let Chunked { config, doc, chunks, .. } = chunk_document(flags, file)?;
+    Ok((config, doc, chunks))
+}
+
 fn chunk(cmd: ChunkCmd) -> Result<()> {
     if super::corpus::is_many(&cmd.files) || cmd.output_dir.is_some() {
         return super::corpus::run(&cmd);
@@ -274,6 +281,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
     let Chunked { config, doc, chunks, seconds } = chunk_document(&cmd.flags, &cmd.file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let s = Stats::compute(&chunks, &doc.text, limit);
+    let lint = super::lint::Report::new(&config, &doc, &chunks)?;
     let text = if cmd.json {
         #[derive(serde::Serialize)]
         struct Out<'a> {
@@ -287,6 +295,8 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             seconds: f64,
             #[serde(flatten)]
             stats: &'a Stats,
+            #[serde(flatten)]
+            lint: super::lint::Json<'a>,
         }
         let out = Out {
             file: cmd.file.display().to_string(),
@@ -298,6 +308,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             overlap: config.overlap,
             seconds,
             stats: &s,
+            lint: lint.json(),
         };
         serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
     } else {
@@ -337,6 +348,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         if s.uncovered_chars > 0 {
             let _ = writeln!(t, "uncovered     {} non-whitespace chars are in no chunk", s.uncovered_chars);
         }
+        lint.table(&mut t);
         t
     };
     emit(text.as_bytes(), None)

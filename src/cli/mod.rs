@@ -6,6 +6,7 @@ mod commands;
 mod corpus;
 mod diff;
 mod eval;
+mod lint;
 #[cfg(feature = "embed")]
 pub mod setup;
 mod sweep;
