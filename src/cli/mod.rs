@@ -5,6 +5,7 @@ pub mod args;
 mod commands;
 mod diff;
 mod eval;
+pub mod export_splitter;
 #[cfg(feature = "embed")]
 pub mod setup;
 mod sweep;
