@@ -265,8 +265,13 @@ fn export(cmd: ExportCmd) -> Result<()> {
         flags.config = Some(cfg);
     }
     let config = flags.resolve()?;
-    // Everything `chunktui chunk` would check (separators, regexes, the tokenizer).
-    let config = crate::strategy::Configured::new(&config)?.config;
+    // Everything `chunktui chunk` would check: the tokenizer, and separator
+    // regexes, which compile on the first text.
+    let configured = crate::strategy::Configured::new(&config)?;
+    if !config.strategy.needs_model() {
+        configured.chunk("a. b", None, crate::embedding::Control::none())?;
+    }
+    let config = configured.config;
     emit(snippet(&config, lib).as_bytes(), cmd.output.as_deref())
 }
 

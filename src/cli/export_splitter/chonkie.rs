@@ -40,10 +40,7 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         StrategyKind::LangchainSemantic,
         Fidelity::Close("SemanticChunker: a similarity threshold over sentence windows, not LangChain's statistics"),
     ),
-    (
-        StrategyKind::Semantic,
-        Fidelity::Close("SemanticChunker cuts where sentence similarity drops, within a size"),
-    ),
+    (StrategyKind::Semantic, Fidelity::Close("SemanticChunker cuts where sentence similarity drops, within a size")),
     (
         StrategyKind::SemanticGrouping,
         Fidelity::Close("SemanticChunker groups similar sentences within a window, within a size"),
@@ -84,7 +81,7 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
         }
         StrategyKind::Sentence => {
             imp(s, "SentenceChunker");
-            sentence_notes(config, s);
+            sentence_notes(config, s, "a list of sentence ends here");
             let delims = sentence_delims();
             py_call(
                 "SentenceChunker",
@@ -122,11 +119,16 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
                     config.overlap
                 ));
             }
-            let levels: Vec<String> = levels(config, s).iter().map(|l| level(l)).collect();
+            let levels: Vec<String> = levels(config, s).iter().map(level).collect();
             let rules = py_call("RecursiveRules", &[("levels", format!("[\n    {},\n]", levels.join(",\n    ")))]);
             py_call(
                 "RecursiveChunker",
-                &[("tokenizer", tokenizer(config, s)), size, ("rules", rules), ("min_characters_per_chunk", "1".into())],
+                &[
+                    ("tokenizer", tokenizer(config, s)),
+                    size,
+                    ("rules", rules),
+                    ("min_characters_per_chunk", "1".into()),
+                ],
             )
         }
     };
@@ -208,7 +210,9 @@ fn from_sep(sep: &Sep) -> Level {
         Sep::Sentence => Level::delimiters(SENTENCE_ENDS.map(String::from).to_vec(), Some("prev")),
         Sep::Literals(list) => Level::delimiters(list.clone(), Some("prev")),
         // A match that starts with a line break (a heading, a definition) starts the next piece.
-        Sep::Regex(re) => Level::pattern(re.as_str(), Some(if re.as_str().starts_with(r"\n") { "next" } else { "prev" })),
+        Sep::Regex(re) => {
+            Level::pattern(re.as_str(), Some(if re.as_str().starts_with(r"\n") { "next" } else { "prev" }))
+        }
         Sep::Whitespace => Level { whitespace: true, ..Level::plain() },
         Sep::Grapheme => Level::plain(),
     }
@@ -223,6 +227,8 @@ fn levels(config: &ChunkConfig, s: &mut Snippet) -> Vec<Level> {
     };
     let one = |sep: &str, include: Option<&'static str>| match sep {
         "" => Level::plain(),
+        // chonkie refuses " " as a delimiter: its whitespace rule cuts there.
+        " " if !lc.is_separator_regex => Level { whitespace: true, include_delim: include, ..Level::plain() },
         _ if lc.is_separator_regex => Level::pattern(sep, include),
         _ => Level::delimiters(vec![sep.to_string()], include),
     };
@@ -279,7 +285,10 @@ fn semantic(config: &ChunkConfig, s: &mut Snippet) -> String {
         }
     };
     if config.unit != Unit::Tokens {
-        s.note(format!("size = {} {}: chonkie counts the size in its embedding model's tokens", config.size, config.unit));
+        s.note(format!(
+            "size = {} {}: chonkie counts the size in its embedding model's tokens",
+            config.size, config.unit
+        ));
     }
     if sem.min_size > 0 {
         s.note(format!("min_size = {}: chonkie has min_sentences_per_chunk only", sem.min_size));

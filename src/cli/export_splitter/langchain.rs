@@ -3,9 +3,7 @@
 //! own strategies map to `RecursiveCharacterTextSplitter` with chunktui's
 //! separators written as regexes.
 
-use super::{
-    model_id, py_bool, py_call, py_list, py_str, sentence_notes, Fidelity, Snippet, UNMAPPED,
-};
+use super::{model_id, py_bool, py_call, py_list, py_str, sentence_notes, Fidelity, Snippet, UNMAPPED};
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit};
 use crate::strategy::recursive::{Sep, Separators};
 
@@ -89,7 +87,9 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
     };
     s.line(format!("splitter = {splitter}"));
     if config.strategy == StrategyKind::LangchainMarkdownHeader {
-        s.usage("# chunks = [d.page_content for d in splitter.split_text(open(\"doc.md\", encoding=\"utf-8\").read())]");
+        s.usage(
+            "# chunks = [d.page_content for d in splitter.split_text(open(\"doc.md\", encoding=\"utf-8\").read())]",
+        );
     } else {
         s.usage("# chunks = splitter.split_text(open(\"doc.md\", encoding=\"utf-8\").read())");
     }
@@ -239,7 +239,7 @@ pub(super) fn splitter_expr(config: &ChunkConfig, s: &mut Snippet) -> String {
         _ => {
             imp(s, "RecursiveCharacterTextSplitter");
             let (seps, overlap) = if config.strategy == StrategyKind::Sentence {
-                sentence_notes(config, s);
+                sentence_notes(config, s, "a regex of sentence ends here");
                 (sentence_separators(), 0)
             } else {
                 recursive_notes(config, s);
@@ -362,7 +362,10 @@ fn semantic(config: &ChunkConfig, s: &mut Snippet) -> String {
     if sem.min_size > 0 {
         args.push(("min_chunk_size", sem.min_size.to_string()));
         if config.unit != Unit::Chars {
-            s.note(format!("min_size = {} {}: LangChain's min_chunk_size counts characters", sem.min_size, config.unit));
+            s.note(format!(
+                "min_size = {} {}: LangChain's min_chunk_size counts characters",
+                sem.min_size, config.unit
+            ));
         }
     }
     if config.strategy != StrategyKind::LangchainSemantic {

@@ -90,7 +90,7 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
         StrategyKind::Recursive | StrategyKind::Sentence => {
             imp(s, "SentenceSplitter");
             let overlap = if config.strategy == StrategyKind::Sentence {
-                sentence_notes(config, s);
+                sentence_notes(config, s, "NLTK's punkt here");
                 0
             } else {
                 s.note(format!(
@@ -149,7 +149,9 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
     s.line(format!("splitter = {splitter}"));
     if nodes_only {
         s.usage("# from llama_index.core import Document");
-        s.usage("# nodes = splitter.get_nodes_from_documents([Document(text=open(\"doc.md\", encoding=\"utf-8\").read())])");
+        s.usage(
+            "# nodes = splitter.get_nodes_from_documents([Document(text=open(\"doc.md\", encoding=\"utf-8\").read())])",
+        );
         s.usage("# chunks = [node.get_content() for node in nodes]");
     } else {
         s.usage("# chunks = splitter.split_text(open(\"doc.md\", encoding=\"utf-8\").read())");

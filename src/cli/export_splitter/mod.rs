@@ -431,8 +431,9 @@ pub(crate) fn hf_tokenizer_file(spec: &str) -> Option<String> {
 /// followed by a space, CJK ends alone (chunktui's segmenter knows more).
 pub(crate) const SENTENCE_ENDS: [&str; 6] = [". ", "! ", "? ", "。", "！", "？"];
 
-/// A note for every strategy setting a library's splitter has no place for.
-pub(crate) fn sentence_notes(config: &ChunkConfig, s: &mut Snippet) {
+/// A note for every sentence setting a library's splitter has no place for;
+/// `rules` says how the library finds sentences.
+pub(crate) fn sentence_notes(config: &ChunkConfig, s: &mut Snippet, rules: &str) {
     if config.strategy == StrategyKind::Sentence {
         if config.sentence.overlap_sentences > 0 {
             s.note(format!(
@@ -443,7 +444,7 @@ pub(crate) fn sentence_notes(config: &ChunkConfig, s: &mut Snippet) {
         if config.sentence.max_sentences > 0 {
             s.note(format!("max_sentences = {}: no limit on sentences per chunk", config.sentence.max_sentences));
         }
-        s.note("chunktui's sentence rules (CJK ends, abbreviations like \"e.g.\") become a plain list of sentence ends");
+        s.note(format!("chunktui's sentence rules (CJK ends, abbreviations like \"e.g.\"): {rules}"));
     }
 }
 

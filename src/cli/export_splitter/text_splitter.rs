@@ -21,10 +21,7 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
              are not used",
         ),
     ),
-    (
-        StrategyKind::Sentence,
-        Fidelity::Close("TextSplitter keeps Unicode sentences whole where they fit the size"),
-    ),
+    (StrategyKind::Sentence, Fidelity::Close("TextSplitter keeps Unicode sentences whole where they fit the size")),
     (
         StrategyKind::Markdown,
         Fidelity::Close("MarkdownSplitter cuts at headings, then blocks and sentences, within the size"),
@@ -49,10 +46,7 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         Fidelity::Close("MarkdownSplitter cuts at headings too, but also to a size, and keeps the heading lines"),
     ),
     (StrategyKind::Document, Fidelity::None("the whole file is one chunk: no splitter is needed")),
-    (
-        StrategyKind::Hierarchical,
-        Fidelity::None("one splitter cuts one size: build a TextSplitter for each level"),
-    ),
+    (StrategyKind::Hierarchical, Fidelity::None("one splitter cuts one size: build a TextSplitter for each level")),
     (StrategyKind::LangchainSemantic, Fidelity::None("text-splitter has no embedding-based splitter")),
     (StrategyKind::Semantic, Fidelity::None("text-splitter has no embedding-based splitter")),
     (StrategyKind::SemanticGrouping, Fidelity::None("text-splitter has no embedding-based splitter")),
@@ -145,7 +139,7 @@ fn notes(config: &ChunkConfig, s: &mut Snippet) {
         StrategyKind::Recursive => {
             s.note(format!("separators (preset {}): text-splitter has fixed Unicode levels", config.recursive.preset))
         }
-        StrategyKind::Sentence => super::sentence_notes(config, s),
+        StrategyKind::Sentence => super::sentence_notes(config, s, "Unicode (UAX #29) sentences here"),
         StrategyKind::Markdown => {
             s.note(format!("markdown.levels = {:?}: every heading level cuts", config.markdown.levels));
             s.note("the heading path of each chunk (meta.headings)");
