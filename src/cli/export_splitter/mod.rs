@@ -344,30 +344,25 @@ pub(crate) fn py_str(s: &str) -> String {
     if s.contains('\\') && s.chars().all(plain) && !s.ends_with('\\') {
         return format!("r\"{s}\"");
     }
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() || is_invisible(c) => {
-                let _ = match c as u32 {
-                    n @ 0..=0xff => write!(out, "\\x{n:02x}"),
-                    n @ 0x100..=0xffff => write!(out, "\\u{n:04x}"),
-                    n => write!(out, "\\U{n:08x}"),
-                };
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    quoted(s, |c, out| {
+        let _ = match c as u32 {
+            n @ 0..=0xff => write!(out, "\\x{n:02x}"),
+            n @ 0x100..=0xffff => write!(out, "\\u{n:04x}"),
+            n => write!(out, "\\U{n:08x}"),
+        };
+    })
 }
 
 /// A Rust string literal holding exactly `s`.
 pub(crate) fn rs_str(s: &str) -> String {
+    quoted(s, |c, out| {
+        let _ = write!(out, "\\u{{{:x}}}", c as u32);
+    })
+}
+
+/// `s` in double quotes with the escapes Python and Rust share; control and
+/// invisible characters are written by `code`.
+fn quoted(s: &str, code: impl Fn(char, &mut String)) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -376,9 +371,7 @@ pub(crate) fn rs_str(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() || is_invisible(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
+            c if c.is_control() || is_invisible(c) => code(c, &mut out),
             c => out.push(c),
         }
     }
