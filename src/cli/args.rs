@@ -92,6 +92,9 @@ pub enum Command {
     /// List the chunks a reviewer would reject (FILE:LINE: rule: message); exit 1 when there are any.
     #[command(after_help = crate::lint::rules_help())]
     Lint(LintCmd),
+    /// Write a snippet that builds the closest splitter of LangChain, LlamaIndex, chonkie or text-splitter.
+    #[command(after_help = EXPORT_HELP)]
+    Export(ExportCmd),
     /// Work with config files.
     #[command(subcommand)]
     Config(ConfigCmd),
@@ -170,6 +173,35 @@ boundaries only one side has are paired in order as moved; the rest are added (o
 (only in A). Chunk records may carry char_start/char_end (chunktui), start/end or start_index (checked
 against `text` as code points, then bytes), or only text (found in the document in order).
 Exit status: 0, or 1 with --fail-on changed when something differs, 2 on bad input.";
+
+const EXPORT_HELP: &str = "\
+The snippet holds its imports, the config's values as literals, `splitter = ...` (Rust: a program
+with `let splitter`) and a commented usage line; comments say plainly what does not carry over.
+For the langchain-* strategies LangChain (and LlamaIndex's LangchainNodeParser) give exactly
+chunktui's chunks. `--table` prints how close each library comes to each strategy.
+
+Examples:
+  chunktui export chunktui.toml --to langchain
+  chunktui export --strategy sentence --size 300 --preset chinese --to chonkie
+  chunktui export chunktui.toml --to text-splitter -o src/main.rs
+  chunktui export --table";
+
+#[derive(Args, Debug)]
+pub struct ExportCmd {
+    /// The config to export (TOML or JSON); the chunking flags apply over it, or stand alone.
+    pub cfg: Option<PathBuf>,
+    /// The library to write the snippet for.
+    #[arg(long, value_enum, value_name = "LIB", required_unless_present = "table")]
+    pub to: Option<crate::cli::export_splitter::Library>,
+    /// Print the strategy × library table (exact / close / none) instead of a snippet.
+    #[arg(long, conflicts_with = "to")]
+    pub table: bool,
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+}
 
 #[derive(Args, Debug)]
 pub struct StatsCmd {

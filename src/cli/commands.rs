@@ -1,7 +1,7 @@
 //! What each subcommand does. Output is built in memory and written once, so
 //! an error never leaves a partial output file behind.
 
-use super::args::{ChunkCmd, Cli, Command, ConfigCmd, Format, StatsCmd};
+use super::args::{ChunkCmd, Cli, Command, ConfigCmd, ExportCmd, Format, StatsCmd};
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
@@ -22,6 +22,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Sweep(cmd)) => super::sweep::run(cmd),
         Some(Command::Diff(cmd)) => super::diff::run(cmd),
         Some(Command::Lint(cmd)) => super::lint::run(cmd),
+        Some(Command::Export(cmd)) => export(cmd),
         Some(Command::Config(ConfigCmd::Check { file })) => {
             let config = ChunkConfig::load(&file)?;
             let line = format!(
@@ -275,6 +276,33 @@ pub(crate) fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
             }
         }
     }
+}
+
+/// `chunktui export`: the config as another library's splitter, or the table.
+fn export(cmd: ExportCmd) -> Result<()> {
+    use super::export_splitter::{snippet, table};
+    if let Some(out) = &cmd.output {
+        crate::export::check_output(out)?;
+    }
+    let Some(lib) = cmd.to else {
+        return emit(table().as_bytes(), cmd.output.as_deref());
+    };
+    let mut flags = cmd.flags;
+    if let Some(cfg) = cmd.cfg {
+        if flags.config.is_some() {
+            return Err(Error::config("give the config once: as CFG or with --config, not both"));
+        }
+        flags.config = Some(cfg);
+    }
+    let config = flags.resolve()?;
+    // Everything `chunktui chunk` would check: the tokenizer, and separator
+    // regexes, which compile on the first text.
+    let configured = crate::strategy::Configured::new(&config)?;
+    if !config.strategy.needs_model() {
+        configured.chunk("a. b", None, crate::embedding::Control::none())?;
+    }
+    let config = configured.config;
+    emit(snippet(&config, lib).as_bytes(), cmd.output.as_deref())
 }
 
 fn stats(cmd: StatsCmd) -> Result<()> {

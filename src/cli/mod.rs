@@ -6,6 +6,7 @@ mod commands;
 mod corpus;
 mod diff;
 mod eval;
+pub mod export_splitter;
 mod lint;
 #[cfg(feature = "embed")]
 pub mod setup;
