@@ -143,3 +143,36 @@ fn globs_and_several_files_and_their_errors() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn stats_over_a_directory_gives_each_file_and_the_totals() {
+    let dir = common::Dir::new();
+    let files = make_corpus(&dir);
+    let root = dir.root().to_str().unwrap();
+    let out = ok(&["stats", root, "--json", "--size", "800", "--overlap", "100"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = report["files"].as_array().unwrap();
+    assert_eq!(rows.len(), files);
+    let total = &report["total"];
+    assert_eq!(total["skipped"], 2);
+    let count: u64 = rows.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+    assert_eq!(total["count"].as_u64(), Some(count));
+    assert_eq!(total["max"], rows.iter().map(|r| r["max"].as_u64().unwrap()).max().unwrap());
+    for (rule, n) in total["lint"].as_object().unwrap() {
+        // A rule that does not apply to a kind of file (code rules on text) is absent from its row.
+        let sum: u64 = rows.iter().map(|r| r["lint"][rule].as_u64().unwrap_or(0)).sum();
+        assert_eq!(n.as_u64(), Some(sum), "{rule}");
+    }
+    // A row is what `stats` says of that file alone with its kind's strategy.
+    let row = rows.iter().find(|r| r["file"].as_str().unwrap().ends_with("zh_rust_book/part03.md")).unwrap();
+    let path = row["file"].as_str().unwrap();
+    let alone: Value = serde_json::from_slice(
+        &ok(&["stats", path, "--json", "--strategy", "markdown", "--size", "800", "--overlap", "100"]).stdout,
+    )
+    .unwrap();
+    for key in ["count", "min", "p50", "p95", "max", "over_limit", "bytes", "chars"] {
+        assert_eq!(row[key], alone[key], "{key}");
+    }
+    let table = String::from_utf8(ok(&["stats", root, "--size", "800", "--overlap", "100"]).stdout).unwrap();
+    assert!(table.contains(&format!("total ({files} files)")) && table.contains("skipped 2"), "{table}");
+}

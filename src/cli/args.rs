@@ -205,8 +205,10 @@ pub struct ExportCmd {
 
 #[derive(Args, Debug)]
 pub struct StatsCmd {
-    /// Input file, or - for standard input.
-    pub file: PathBuf,
+    /// Input file, or - for standard input; or several files, directories and globs: a row per
+    /// file and the totals.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub flags: ChunkFlags,
     /// Print JSON instead of a table.

@@ -306,7 +306,11 @@ fn export(cmd: ExportCmd) -> Result<()> {
 }
 
 fn stats(cmd: StatsCmd) -> Result<()> {
-    let Chunked { config, doc, chunks, seconds } = chunk_document(&cmd.flags, &cmd.file)?;
+    if super::corpus::is_many(&cmd.files) {
+        return super::corpus::stats(&cmd);
+    }
+    let file = cmd.files[0].clone();
+    let Chunked { config, doc, chunks, seconds } = chunk_document(&cmd.flags, &file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let s = Stats::compute(&chunks, &doc.text, limit);
     let lint = super::lint::Report::new(&config, &doc, &chunks)?;
@@ -327,7 +331,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             lint: super::lint::Json<'a>,
         }
         let out = Out {
-            file: cmd.file.display().to_string(),
+            file: file.display().to_string(),
             bytes: doc.text.len(),
             chars: doc.text.chars().count(),
             strategy: config.strategy.to_string(),
@@ -342,13 +346,8 @@ fn stats(cmd: StatsCmd) -> Result<()> {
     } else {
         let unit = config.unit.name();
         let mut t = String::new();
-        let _ = writeln!(
-            t,
-            "file      {}  ({} bytes, {} chars)",
-            cmd.file.display(),
-            doc.text.len(),
-            doc.text.chars().count()
-        );
+        let _ =
+            writeln!(t, "file      {}  ({} bytes, {} chars)", file.display(), doc.text.len(), doc.text.chars().count());
         let _ = writeln!(
             t,
             "settings  {} · size {} {unit} · overlap {}",

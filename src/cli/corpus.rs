@@ -94,16 +94,27 @@ enum Outcome {
     Skipped(String),
 }
 
-fn chunk_one(flags: &ChunkFlags, file: &Path) -> Result<Outcome> {
+/// A file of a corpus with its settings and chunks.
+type Loaded = (ChunkConfig, Document, Vec<crate::Chunk>);
+
+/// A file of a corpus, chunked with its settings; or why it was skipped
+/// (not a document: binary, empty, not UTF-8, unreadable).
+fn load_and_chunk(flags: &ChunkFlags, file: &Path) -> Result<std::result::Result<Loaded, String>> {
     let doc = match Document::load(file, flags.lossy) {
         Ok(doc) => doc,
-        // Not a document (binary, empty, not UTF-8, unreadable): skip it and say why.
-        Err(e @ (Error::Input(_) | Error::Io(_))) => return Ok(Outcome::Skipped(e.to_string())),
+        Err(e @ (Error::Input(_) | Error::Io(_))) => return Ok(Err(e.to_string())),
         Err(e) => return Err(e),
     };
     let config = settings(flags, file, doc.kind)?;
-    let chunker = Chunker::new(&config)?;
-    let chunks = chunker.chunk_document(&doc)?;
+    let chunks = Chunker::new(&config)?.chunk_document(&doc)?;
+    Ok(Ok((config, doc, chunks)))
+}
+
+fn chunk_one(flags: &ChunkFlags, file: &Path) -> Result<Outcome> {
+    let (config, doc, chunks) = match load_and_chunk(flags, file)? {
+        Ok(done) => done,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
     let path = file.display().to_string();
     let mut jsonl = Vec::with_capacity(doc.text.len() * 2);
     for mut record in records(&chunks, &doc.text) {
@@ -133,7 +144,7 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
         crate::export::check_output(out)?;
     }
     let started = std::time::Instant::now();
-    let results = chunk_all(&cmd.flags, &files, jobs(cmd))?;
+    let results = map_files(&files, jobs(&cmd.flags, cmd.jobs), |f| chunk_one(&cmd.flags, f))?;
 
     let (mut bytes, mut chunks, mut skipped) = (0, 0, 0);
     let mut strategies: BTreeMap<&str, usize> = BTreeMap::new();
@@ -169,13 +180,12 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
     Ok(())
 }
 
-fn jobs(cmd: &ChunkCmd) -> usize {
+fn jobs(flags: &ChunkFlags, asked: Option<usize>) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    match cmd.jobs {
+    match asked {
         Some(n) => n.max(1),
         // A model strategy runs ONNX Runtime on every core already.
-        None if cmd
-            .flags
+        None if flags
             .strategy
             .as_deref()
             .and_then(|s| StrategyKind::parse(s).ok())
@@ -187,17 +197,19 @@ fn jobs(cmd: &ChunkCmd) -> usize {
     }
 }
 
-/// Every file's outcome, in `files` order, computed on `jobs` threads.
-fn chunk_all(flags: &ChunkFlags, files: &[PathBuf], jobs: usize) -> Result<Vec<Outcome>> {
+/// `work` on every file, on `jobs` threads, with a progress bar; results in
+/// `files` order (so output never depends on the thread count). An error
+/// names its file.
+fn map_files<T: Send>(files: &[PathBuf], jobs: usize, work: impl Fn(&Path) -> Result<T> + Sync) -> Result<Vec<T>> {
     let bar = super::eval::progress_bar(files.len(), "{bar:30} {pos}/{len} files {elapsed} (eta {eta}) {msg}");
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Result<Outcome>>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<Result<T>>>> = files.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(files.len()) {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(file) = files.get(i) else { break };
-                let outcome = chunk_one(flags, file).map_err(|e| Error::input(format!("{}: {e}", file.display())));
+                let outcome = work(file).map_err(|e| Error::input(format!("{}: {e}", file.display())));
                 *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
                 bar.inc(1);
             });
@@ -217,4 +229,118 @@ fn write_beside(dir: &Path, file: &Path, jsonl: &[u8]) -> Result<()> {
         std::fs::create_dir_all(parent).map_err(|e| Error::io_write(parent, &e))?;
     }
     crate::export::write_atomic(&target, jsonl)
+}
+
+/// One file's figures in `stats` over many files.
+#[derive(serde::Serialize)]
+struct FileStats {
+    file: String,
+    bytes: usize,
+    chars: usize,
+    strategy: &'static str,
+    #[serde(flatten)]
+    stats: crate::stats::Stats,
+    /// Findings per enabled lint rule.
+    lint: BTreeMap<&'static str, usize>,
+    #[serde(skip)]
+    sizes: Vec<usize>,
+}
+
+fn stats_one(flags: &ChunkFlags, file: &Path) -> Result<std::result::Result<FileStats, String>> {
+    let (config, doc, chunks) = match load_and_chunk(flags, file)? {
+        Ok(done) => done,
+        Err(why) => return Ok(Err(why)),
+    };
+    let limit = config.strategy.promises_size_limit().then_some(config.size);
+    let report = super::lint::Report::new(&config, &doc, &chunks)?;
+    Ok(Ok(FileStats {
+        file: file.display().to_string(),
+        bytes: doc.text.len(),
+        chars: doc.text.chars().count(),
+        strategy: config.strategy.name(),
+        stats: crate::stats::Stats::compute(&chunks, &doc.text, limit),
+        lint: report.counts.iter().map(|(rule, n)| (rule.name(), *n)).collect(),
+        sizes: chunks.iter().map(|c| c.size).collect(),
+    }))
+}
+
+/// `chunktui stats` over many inputs: a row per file and the totals (sizes
+/// over all chunks, lint findings per rule); `--json` gives both.
+pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
+    if let Some(mb) = cmd.flags.max_input_mb {
+        crate::input::set_document_limit_mb(mb)?;
+    }
+    let files = expand(&cmd.files)?;
+    let results = map_files(&files, jobs(&cmd.flags, None), |f| stats_one(&cmd.flags, f))?;
+    let mut done = Vec::new();
+    for (file, result) in files.iter().zip(results) {
+        match result {
+            Ok(figures) => done.push(figures),
+            Err(why) => eprintln!("chunktui: warning: skipped {}: {why}", file.display()),
+        }
+    }
+    let skipped = files.len() - done.len();
+    let mut sizes: Vec<usize> = done.iter().flat_map(|f| f.sizes.iter().copied()).collect();
+    sizes.sort_unstable();
+    let pick = |q: f64| if sizes.is_empty() { 0 } else { sizes[((sizes.len() - 1) as f64 * q).round() as usize] };
+    let mut lint: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in &done {
+        for (rule, n) in &f.lint {
+            *lint.entry(rule).or_default() += n;
+        }
+    }
+    let total = serde_json::json!({
+        "files": done.len(),
+        "skipped": skipped,
+        "bytes": done.iter().map(|f| f.bytes).sum::<usize>(),
+        "chars": done.iter().map(|f| f.chars).sum::<usize>(),
+        "count": sizes.len(),
+        "min": sizes.first().copied().unwrap_or(0),
+        "mean": if sizes.is_empty() { 0.0 } else { sizes.iter().sum::<usize>() as f64 / sizes.len() as f64 },
+        "p50": pick(0.5),
+        "p95": pick(0.95),
+        "max": sizes.last().copied().unwrap_or(0),
+        "over_limit": done.iter().map(|f| f.stats.over_limit).sum::<usize>(),
+        "overlap_chars": done.iter().map(|f| f.stats.overlap_chars).sum::<usize>(),
+        "lint": lint,
+    });
+    let text = if cmd.json {
+        let out = serde_json::json!({ "files": done, "total": total });
+        serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
+    } else {
+        use std::fmt::Write;
+        let mut t = String::new();
+        let width = done.iter().map(|f| f.file.chars().count()).max().unwrap_or(4).clamp(4, 60);
+        let _ = writeln!(
+            t,
+            "{:<width$}  {:<14} {:>7} {:>6} {:>6} {:>6} {:>5} {:>5}",
+            "file", "strategy", "chunks", "p50", "p95", "max", "over", "lint"
+        );
+        for f in &done {
+            let found: usize = f.lint.values().sum();
+            let s = &f.stats;
+            let _ = writeln!(
+                t,
+                "{:<width$}  {:<14} {:>7} {:>6} {:>6} {:>6} {:>5} {:>5}",
+                f.file, f.strategy, s.count, s.p50, s.p95, s.max, s.over_limit, found
+            );
+        }
+        let found: usize = lint.values().sum();
+        let _ = writeln!(
+            t,
+            "{:<width$}  {:<14} {:>7} {:>6} {:>6} {:>6} {:>5} {:>5}",
+            format!("total ({} files)", done.len()),
+            "",
+            sizes.len(),
+            pick(0.5),
+            pick(0.95),
+            sizes.last().copied().unwrap_or(0),
+            done.iter().map(|f| f.stats.over_limit).sum::<usize>(),
+            found
+        );
+        let rules: Vec<String> = lint.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        let _ = writeln!(t, "lint: {}; skipped {skipped}", rules.join(" · "));
+        t
+    };
+    super::commands::emit(text.as_bytes(), None)
 }
