@@ -98,6 +98,8 @@ pub struct ChunkConfig {
     pub hierarchical: HierarchicalOptions,
     #[serde(default, skip_serializing_if = "CodeOptions::is_default")]
     pub code: CodeOptions,
+    #[serde(default, skip_serializing_if = "LintOptions::is_default")]
+    pub lint: LintOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -121,6 +123,7 @@ impl Default for ChunkConfig {
             embed_text: EmbedTextOptions::default(),
             hierarchical: HierarchicalOptions::default(),
             code: CodeOptions::default(),
+            lint: LintOptions::default(),
         }
     }
 }
@@ -372,6 +375,21 @@ pub struct CodeOptions {
     pub language: Option<String>,
 }
 
+/// Chunk lint (see [`crate::lint`]): which rules report, and the model
+/// limit over-model-limit holds chunks to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct LintOptions {
+    /// Rules switched off, by name: mid-sentence, split-fence, split-table,
+    /// orphan-heading, tiny-fragment, over-model-limit.
+    pub off: Vec<String>,
+    /// over-model-limit: the embedding model's largest input in tokens,
+    /// special tokens included; `None` = `semantic.max_tokens`, else the
+    /// default model's (256).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -387,7 +405,8 @@ is_default!(
     SemanticOptions,
     EmbedTextOptions,
     HierarchicalOptions,
-    CodeOptions
+    CodeOptions,
+    LintOptions
 );
 
 impl ChunkConfig {
@@ -474,6 +493,7 @@ impl ChunkConfig {
             problems.push(problem);
         }
         crate::strategy::hierarchical::problems(self, &mut problems);
+        crate::lint::problems(self, &mut problems);
         if problems.is_empty() {
             Ok(())
         } else {

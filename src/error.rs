@@ -16,7 +16,8 @@ pub enum Error {
     /// A file could not be read or written.
     Io(String),
     /// Not a failure to run: a check the user asked to fail on found what it
-    /// looks for (`chunktui diff --fail-on changed`). Exit status 1, not 2.
+    /// looks for (`chunktui diff --fail-on changed`, findings of `chunktui
+    /// lint`). Exit status 1, not 2.
     Changed(String),
     /// A newer request replaced this one and it stopped between batches:
     /// not a failure, nothing to report.

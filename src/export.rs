@@ -15,6 +15,9 @@ use std::sync::Mutex;
 /// for Python users, the text, and its size in the configured unit.
 #[derive(Debug, Serialize)]
 pub struct ChunkRecord<'a> {
+    /// The input file, when one run chunks many.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<&'a str>,
     pub index: usize,
     pub start: usize,
     pub end: usize,
@@ -41,6 +44,7 @@ pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> Vec<ChunkRecord<'a>> {
         .iter()
         .enumerate()
         .map(|(index, c)| ChunkRecord {
+            path: None,
             index,
             start: c.range.start,
             end: c.range.end,

@@ -29,6 +29,7 @@ pub mod eval;
 pub mod export;
 pub mod extract;
 pub mod input;
+pub mod lint;
 pub mod segment;
 pub mod size;
 pub mod stats;

@@ -3,8 +3,8 @@
 //! defaults, and the separator presets keep their names and order.
 
 use chunktui::config::{
-    ChunkConfig, CodeOptions, EmbedTextOptions, LangchainOptions, MarkdownOptions, RecursiveOptions, SemanticOptions,
-    SentenceOptions,
+    ChunkConfig, CodeOptions, EmbedTextOptions, LangchainOptions, LintOptions, MarkdownOptions, RecursiveOptions,
+    SemanticOptions, SentenceOptions,
 };
 use chunktui::strategy::recursive::{preset_names, Separators};
 use std::process::Command;
@@ -30,6 +30,7 @@ fn defaults_as_toml() -> toml::Table {
         ("semantic", toml::Value::try_from(SemanticOptions::default())),
         ("embed_text", toml::Value::try_from(EmbedTextOptions::default())),
         ("code", toml::Value::try_from(CodeOptions::default())),
+        ("lint", toml::Value::try_from(LintOptions::default())),
     ];
     for (name, value) in sections {
         table.insert(name.to_string(), value.unwrap());

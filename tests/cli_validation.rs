@@ -310,8 +310,9 @@ fn argument_errors_are_one_line_with_the_fix() {
     refused(&["chunk", &doc, "--format", "xml"], &["--format does not take 'xml'", "use one of jsonl, json, text"]);
     refused(&["chunk", &doc, "--levels", "1,9"], &["--levels takes heading levels 1 to 6", "not 9"]);
     refused(&["chunk"], &["`chunktui chunk` needs <FILE>", "chunktui chunk --help"]);
-    refused(&["chunk", &doc, "other.md"], &["unexpected argument 'other.md'", "one FILE at a time"]);
-    refused(&["config"], &["`chunktui config` needs a command (check, init)", "chunktui config --help"]);
+    // `chunk` and `stats` take many files now (tests/corpus_cli.rs); `lint` still takes one.
+    refused(&["lint", &doc, "other.md"], &["unexpected argument 'other.md'", "one FILE at a time"]);
+    refused(&["config"], &["`chunktui config` needs a command (check, init, schema)", "chunktui config --help"]);
     refused(&["config", "frob"], &["unknown command 'frob'", "chunktui config --help"]);
     refused(&["stats", &doc, "--max-input-mb", "-5"], &["--max-input-mb must be a whole number ≥ 0, not -5"]);
     refused(&["stats", &doc, "--max-input-mb", "x"], &["--max-input-mb does not take 'x'", "chunktui stats --help"]);

@@ -172,7 +172,8 @@ fn a_parameter_change_reruns_the_probe_on_the_new_chunks_and_drops_the_stale_ans
     let result = chunk_now(config, text).map(|(c, s)| (Arc::new(c), s));
     let cmds = update(&mut m, Msg::Chunked { pane: 0, rev: *rev, result });
     // New chunks: the question is asked again, about them.
-    let [Cmd::Retrieve(second)] = &cmds[..] else { panic!("new chunks must re-ask: {cmds:?}") };
+    // (and linted: the lint job follows).
+    let [Cmd::Retrieve(second), Cmd::Lint(_)] = &cmds[..] else { panic!("new chunks must re-ask: {cmds:?}") };
     assert!(Arc::ptr_eq(&second.chunks, &m.panes[0].chunks));
     assert_eq!(second.question.as_deref(), Some("cats sleep"));
     assert!(first.cancel.is_cancelled(), "the old job is cancelled");

@@ -89,6 +89,12 @@ pub enum Command {
     /// Compare two chunkings (configs or chunk files): boundaries added, removed and moved.
     #[command(after_help = DIFF_HELP)]
     Diff(DiffCmd),
+    /// List the chunks a reviewer would reject (FILE:LINE: rule: message); exit 1 when there are any.
+    #[command(after_help = crate::lint::rules_help())]
+    Lint(LintCmd),
+    /// Write a snippet that builds the closest splitter of LangChain, LlamaIndex, chonkie or text-splitter.
+    #[command(after_help = EXPORT_HELP)]
+    Export(ExportCmd),
     /// Work with config files.
     #[command(subcommand)]
     Config(ConfigCmd),
@@ -102,8 +108,10 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct ChunkCmd {
-    /// Input file, or - for standard input.
-    pub file: PathBuf,
+    /// Input file, or - for standard input; or several files, directories (recursive, .gitignore
+    /// honoured) and quoted globs ('docs/**/*.md'): then JSONL with each record's `path`, in path order.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub flags: ChunkFlags,
     /// Output format.
@@ -119,6 +127,12 @@ pub struct ChunkCmd {
     /// extraction gives (for other files, the file itself).
     #[arg(long, conflicts_with = "embeddings")]
     pub extracted: bool,
+    /// Many files: chunk this many at once (default: all cores; 1 for model strategies).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Many files: write one JSONL per input, at its path under DIR plus .jsonl.
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    pub output_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -160,13 +174,55 @@ boundaries only one side has are paired in order as moved; the rest are added (o
 against `text` as code points, then bytes), or only text (found in the document in order).
 Exit status: 0, or 1 with --fail-on changed when something differs, 2 on bad input.";
 
+const EXPORT_HELP: &str = "\
+The snippet holds its imports, the config's values as literals, `splitter = ...` (Rust: a program
+with `let splitter`) and a commented usage line; comments say plainly what does not carry over.
+For the langchain-* strategies LangChain (and LlamaIndex's LangchainNodeParser) give exactly
+chunktui's chunks. `--table` prints how close each library comes to each strategy.
+
+Examples:
+  chunktui export chunktui.toml --to langchain
+  chunktui export --strategy sentence --size 300 --preset chinese --to chonkie
+  chunktui export chunktui.toml --to text-splitter -o src/main.rs
+  chunktui export --table";
+
+#[derive(Args, Debug)]
+pub struct ExportCmd {
+    /// The config to export (TOML or JSON); the chunking flags apply over it, or stand alone.
+    pub cfg: Option<PathBuf>,
+    /// The library to write the snippet for.
+    #[arg(long, value_enum, value_name = "LIB", required_unless_present = "table")]
+    pub to: Option<crate::cli::export_splitter::Library>,
+    /// Print the strategy × library table (exact / close / none) instead of a snippet.
+    #[arg(long, conflicts_with = "to")]
+    pub table: bool,
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+}
+
 #[derive(Args, Debug)]
 pub struct StatsCmd {
+    /// Input file, or - for standard input; or several files, directories and globs: a row per
+    /// file and the totals.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LintCmd {
     /// Input file, or - for standard input.
     pub file: PathBuf,
     #[command(flatten)]
     pub flags: ChunkFlags,
-    /// Print JSON instead of a table.
+    /// Print JSON (counts per rule, every finding) instead of one line per finding.
     #[arg(long)]
     pub json: bool,
 }

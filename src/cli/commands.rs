@@ -1,7 +1,7 @@
 //! What each subcommand does. Output is built in memory and written once, so
 //! an error never leaves a partial output file behind.
 
-use super::args::{ChunkCmd, Cli, Command, ConfigCmd, Format, StatsCmd};
+use super::args::{ChunkCmd, Cli, Command, ConfigCmd, ExportCmd, Format, StatsCmd};
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
@@ -21,6 +21,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Eval(cmd)) => super::eval::run(cmd),
         Some(Command::Sweep(cmd)) => super::sweep::run(cmd),
         Some(Command::Diff(cmd)) => super::diff::run(cmd),
+        Some(Command::Lint(cmd)) => super::lint::run(cmd),
+        Some(Command::Export(cmd)) => export(cmd),
         Some(Command::Config(ConfigCmd::Check { file })) => {
             let config = ChunkConfig::load(&file)?;
             let line = format!(
@@ -170,23 +172,33 @@ fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
     Ok(Chunked { config, doc, chunks, seconds })
 }
 
+/// Settings, document and chunks of one input (what `chunktui lint` reads).
+pub(super) fn chunked(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Vec<crate::Chunk>)> {
+    let Chunked { config, doc, chunks, .. } = chunk_document(flags, file)?;
+    Ok((config, doc, chunks))
+}
+
 fn chunk(cmd: ChunkCmd) -> Result<()> {
+    if super::corpus::is_many(&cmd.files) || cmd.output_dir.is_some() {
+        return super::corpus::run(&cmd);
+    }
+    let file = cmd.files[0].clone();
     if let Some(out) = &cmd.output {
         // Refuse `-o doc.md` before the work, not after it.
-        crate::export::protect_input(Source::from_arg(&cmd.file));
+        crate::export::protect_input(Source::from_arg(&file));
         crate::export::check_output(out)?;
     }
     if cmd.extracted {
         if let Some(mb) = cmd.flags.max_input_mb {
             crate::input::set_document_limit_mb(mb)?;
         }
-        let doc = load_input(&cmd.file, cmd.flags.lossy)?;
+        let doc = load_input(&file, cmd.flags.lossy)?;
         return emit(doc.text.as_bytes(), cmd.output.as_deref());
     }
     let (Chunked { config, doc, chunks, .. }, vectors) = if cmd.embeddings {
-        late_chunks_with_vectors(&cmd.flags, &cmd.file)?
+        late_chunks_with_vectors(&cmd.flags, &file)?
     } else {
-        (chunk_document(&cmd.flags, &cmd.file)?, Vec::new())
+        (chunk_document(&cmd.flags, &file)?, Vec::new())
     };
     let mut recs = records(&chunks, &doc.text);
     for (rec, v) in recs.iter_mut().zip(&vectors) {
@@ -266,10 +278,42 @@ pub(crate) fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
     }
 }
 
+/// `chunktui export`: the config as another library's splitter, or the table.
+fn export(cmd: ExportCmd) -> Result<()> {
+    use super::export_splitter::{snippet, table};
+    if let Some(out) = &cmd.output {
+        crate::export::check_output(out)?;
+    }
+    let Some(lib) = cmd.to else {
+        return emit(table().as_bytes(), cmd.output.as_deref());
+    };
+    let mut flags = cmd.flags;
+    if let Some(cfg) = cmd.cfg {
+        if flags.config.is_some() {
+            return Err(Error::config("give the config once: as CFG or with --config, not both"));
+        }
+        flags.config = Some(cfg);
+    }
+    let config = flags.resolve()?;
+    // Everything `chunktui chunk` would check: the tokenizer, and separator
+    // regexes, which compile on the first text.
+    let configured = crate::strategy::Configured::new(&config)?;
+    if !config.strategy.needs_model() {
+        configured.chunk("a. b", None, crate::embedding::Control::none())?;
+    }
+    let config = configured.config;
+    emit(snippet(&config, lib).as_bytes(), cmd.output.as_deref())
+}
+
 fn stats(cmd: StatsCmd) -> Result<()> {
-    let Chunked { config, doc, chunks, seconds } = chunk_document(&cmd.flags, &cmd.file)?;
+    if super::corpus::is_many(&cmd.files) {
+        return super::corpus::stats(&cmd);
+    }
+    let file = cmd.files[0].clone();
+    let Chunked { config, doc, chunks, seconds } = chunk_document(&cmd.flags, &file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let s = Stats::compute(&chunks, &doc.text, limit);
+    let lint = super::lint::Report::new(&config, &doc, &chunks)?;
     let text = if cmd.json {
         #[derive(serde::Serialize)]
         struct Out<'a> {
@@ -283,9 +327,11 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             seconds: f64,
             #[serde(flatten)]
             stats: &'a Stats,
+            #[serde(flatten)]
+            lint: super::lint::Json<'a>,
         }
         let out = Out {
-            file: cmd.file.display().to_string(),
+            file: file.display().to_string(),
             bytes: doc.text.len(),
             chars: doc.text.chars().count(),
             strategy: config.strategy.to_string(),
@@ -294,18 +340,14 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             overlap: config.overlap,
             seconds,
             stats: &s,
+            lint: lint.json(),
         };
         serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
     } else {
         let unit = config.unit.name();
         let mut t = String::new();
-        let _ = writeln!(
-            t,
-            "file      {}  ({} bytes, {} chars)",
-            cmd.file.display(),
-            doc.text.len(),
-            doc.text.chars().count()
-        );
+        let _ =
+            writeln!(t, "file      {}  ({} bytes, {} chars)", file.display(), doc.text.len(), doc.text.chars().count());
         let _ = writeln!(
             t,
             "settings  {} · size {} {unit} · overlap {}",
@@ -333,6 +375,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         if s.uncovered_chars > 0 {
             let _ = writeln!(t, "uncovered     {} non-whitespace chars are in no chunk", s.uncovered_chars);
         }
+        lint.table(&mut t);
         t
     };
     emit(text.as_bytes(), None)

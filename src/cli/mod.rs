@@ -3,8 +3,11 @@
 
 pub mod args;
 mod commands;
+mod corpus;
 mod diff;
 mod eval;
+pub mod export_splitter;
+mod lint;
 #[cfg(feature = "embed")]
 pub mod setup;
 mod sweep;

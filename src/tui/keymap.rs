@@ -55,6 +55,10 @@ pub enum Action {
     NextQuestion,
     /// Contextual text: off, on, on and held to the size.
     CycleEmbedText,
+    /// Chunk lint: show / hide the lint panel.
+    LintPanel,
+    /// Chunk lint: select the chunk of the next finding.
+    NextFinding,
     /// Does nothing: unbinds a default key.
     None,
 }

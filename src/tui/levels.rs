@@ -44,6 +44,7 @@ fn show(p: &mut Pane, text: &str) {
     p.stats = Stats::compute(&shown, text, limit);
     p.chunks = Arc::new(shown);
     p.tokens = None; // counted for all levels, not this one
+    super::lint::reshow(p);
 }
 
 /// The level key: show the next level (after the deepest, the top again).

@@ -10,6 +10,7 @@ pub mod export;
 pub mod keymap;
 pub mod layout;
 pub mod levels;
+pub mod lint;
 pub mod model;
 pub mod msg;
 pub mod params;

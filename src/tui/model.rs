@@ -45,6 +45,8 @@ pub struct Pane {
     pub sem: SemState,
     /// The query probe and the evaluation of these chunks.
     pub probe: ProbeState,
+    /// Chunk lint of these chunks, once computed.
+    pub lint: super::lint::PaneLint,
 }
 
 impl Pane {
@@ -63,6 +65,7 @@ impl Pane {
             error: None,
             sem: SemState::default(),
             probe: ProbeState::default(),
+            lint: Default::default(),
         }
     }
 
@@ -79,6 +82,7 @@ impl Pane {
         self.chunks_doc = doc_rev;
         self.stats = Stats::default();
         self.tokens = None;
+        self.lint = Default::default();
         self.sem.warnings.clear();
         self.probe.forget();
     }
@@ -158,6 +162,8 @@ pub struct Model {
     pub next_job: u64,
     /// The question set of `--queries`, when given.
     pub questions: Option<Questions>,
+    /// The lint panel is shown (above the chunk list).
+    pub lint_panel: bool,
     pub quit: bool,
 }
 
@@ -194,6 +200,7 @@ impl Model {
             analyses: Vec::new(),
             next_job: 0,
             questions: None,
+            lint_panel: false,
             quit: false,
         };
         super::update::relayout(&mut m);

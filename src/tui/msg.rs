@@ -94,6 +94,12 @@ pub enum Msg {
         id: u64,
         result: Result<Retrieval, String>,
     },
+    /// A lint job finished for a pane's chunks of revision `rev`.
+    Linted {
+        pane: usize,
+        rev: u64,
+        result: Result<super::lint::Linted, String>,
+    },
     /// SIGTERM, SIGINT or SIGHUP arrived (this signal number): quit as `q` does.
     Signalled(i32),
 }
@@ -145,6 +151,8 @@ pub enum Cmd {
     },
     /// Rank the probe question / score the question set (retrieval thread).
     Retrieve(RetrieveReq),
+    /// Lint a pane's new chunks (lint thread).
+    Lint(super::lint::LintReq),
     Highlight {
         doc_rev: u64,
         text: Arc<str>,

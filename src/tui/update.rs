@@ -43,7 +43,9 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
                     p.error = None;
                     p.shown_rev = rev;
                     clamp_selection(m);
-                    return super::probe::after_chunks(m, pane);
+                    let mut cmds = super::probe::after_chunks(m, pane);
+                    cmds.push(super::lint::request(m, pane));
+                    return cmds;
                 }
                 Err(e) => {
                     let p = &mut m.panes[pane];
@@ -93,6 +95,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         msg @ Msg::ModelChunked { .. } => super::embed_update::model_chunked(m, msg),
         Msg::RetrieveProgress { pane, id, done, total } => super::probe::progress(m, pane, id, done, total),
         Msg::Retrieved { pane, id, result } => super::probe::retrieved(m, pane, id, result),
+        Msg::Linted { pane, rev, result } => super::lint::linted(m, pane, rev, result),
         Msg::Signalled(_) => {
             m.quit = true;
             vec![]
@@ -345,6 +348,15 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             return rechunk(m, other).into_iter().collect();
         }
         Action::None => {}
+        Action::LintPanel => {
+            m.lint_panel = !m.lint_panel;
+            set_status(
+                m,
+                if m.lint_panel { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" }
+                    .into(),
+            );
+        }
+        Action::NextFinding => super::lint::next_finding(m),
         Action::Ask | Action::ClearProbe | Action::CycleRetriever | Action::SortByScore | Action::NextQuestion => {
             return super::probe::action(m, action);
         }

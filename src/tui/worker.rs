@@ -46,6 +46,7 @@ pub struct Runtime {
     chunk_tx: Sender<ChunkReq>,
     embed_tx: Sender<EmbedReq>,
     retrieve_tx: Sender<super::retrieval::RetrieveReq>,
+    lint_tx: Sender<super::lint::LintReq>,
     hl_tx: Option<Sender<HlReq>>,
     watcher: Option<notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>>,
 }
@@ -85,7 +86,8 @@ impl Runtime {
             hl_tx
         });
         let retrieve_tx = super::retrieval::spawn(tx.clone());
-        Runtime { tx, rx, chunk_tx, embed_tx, retrieve_tx, hl_tx, watcher: None }
+        let lint_tx = super::lint::spawn(tx.clone());
+        Runtime { tx, rx, chunk_tx, embed_tx, retrieve_tx, lint_tx, hl_tx, watcher: None }
     }
 
     pub fn sender(&self) -> Sender<Msg> {
@@ -131,6 +133,9 @@ impl Runtime {
             }
             Cmd::Retrieve(req) => {
                 let _ = self.retrieve_tx.send(req);
+            }
+            Cmd::Lint(req) => {
+                let _ = self.lint_tx.send(req);
             }
             Cmd::Highlight { doc_rev, text, syntax } => {
                 if let Some(hl) = &self.hl_tx {

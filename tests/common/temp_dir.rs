@@ -23,6 +23,9 @@ impl Dir {
     /// Write `bytes` to `name` and return its path as a string (for arguments).
     pub fn write(&self, name: &str, bytes: &[u8]) -> String {
         let path = self.path(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("mkdir {}: {e}", parent.display()));
+        }
         std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
         path.to_str().expect("temporary paths are UTF-8").to_string()
     }

@@ -124,6 +124,8 @@ pub fn answer(cmd: Cmd) -> Vec<Msg> {
             vec![Msg::Highlighted { doc_rev, runs, done: true }]
         }
         Cmd::Export { .. } => vec![], // never written from a test
+        // Linted as the lint thread would (no model tokenizer: the config's counts).
+        Cmd::Lint(req) => vec![chunktui::tui::lint::run(&req, &mut Default::default())],
         // Retrieval without a model: BM25 ranks what dense would.
         Cmd::Retrieve(mut req) => {
             req.kind = RetrieverKind::Bm25;
@@ -148,6 +150,12 @@ pub fn check(m: &Model) -> Result<(), String> {
         }
         if p.tokens.as_ref().is_some_and(|t| t.len() != p.chunks.len()) {
             return Err(format!("pane {i} token counts belong to other chunks"));
+        }
+        if let Some(f) = p.lint.shown.iter().find(|f| f.chunk >= p.chunks.len() || f.at > m.text.len()) {
+            return Err(format!("pane {i} marks a lint finding of other chunks: {f:?}"));
+        }
+        if p.lint.rev != 0 && p.lint.rev != p.shown_rev {
+            return Err(format!("pane {i} shows the lint of revision {}, its chunks are {}", p.lint.rev, p.shown_rev));
         }
         if let Some((k, _, _)) = probe::lit(m, i).into_iter().find(|h| h.0 >= p.chunks.len()) {
             return Err(format!("pane {i} lights up chunk {k} of {}", p.chunks.len()));

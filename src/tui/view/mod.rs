@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod doc;
 pub mod footer;
+pub mod lint;
 pub mod overlay;
 pub mod probe;
 pub mod side;
@@ -41,6 +42,8 @@ pub struct Regions {
     /// The Retrieval panel (with `--queries`).
     pub eval: Rect,
     pub compare_stats: Rect,
+    /// The lint panel (`L`), above the chunk list.
+    pub lint: Rect,
     pub footer: Rect,
     pub status: Rect,
 }
@@ -78,7 +81,9 @@ fn take_right(r: &mut Rect, w: u16) -> Rect {
 
 /// The regions for this model (the chart takes room only when shown).
 pub fn regions_of(m: &Model) -> Regions {
-    regions_with(m.screen, m.compare, chart::shown(m), m.questions.is_some())
+    let mut g = regions_with(m.screen, m.compare, chart::shown(m), m.questions.is_some());
+    lint::carve(m, &mut g);
+    g
 }
 
 pub fn regions(screen: Rect, compare: bool, chart: bool) -> Regions {
@@ -141,7 +146,8 @@ pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame<'_>) {
 
 /// Everything, into a buffer (what `draw` does; tests call it directly).
 pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let g = regions_with(area, m.compare, chart::shown(m), m.questions.is_some());
+    let mut g = regions_with(area, m.compare, chart::shown(m), m.questions.is_some());
+    lint::carve(m, &mut g);
     header(m, theme, g.header, buf);
     for p in 0..m.visible_panes() {
         doc::render(m, p, theme, g.docs[p], buf);
@@ -156,6 +162,7 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     side::params(m, theme, g.params, buf);
     side::stats(m, 0, theme, g.stats, buf);
     side::list(m, theme, g.list, buf);
+    lint::panel(m, theme, g.lint, buf);
     probe::panel(m, 0, theme, g.eval, buf);
     if m.compare {
         side::compare_stats(m, theme, g.compare_stats, buf);

@@ -95,6 +95,9 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     if let Some(line) = super::chart::summary(m, p) {
         lines.push(Line::styled(line, theme.text));
     }
+    if let Some(line) = super::lint::stats_line(m, p, theme) {
+        lines.push(line);
+    }
     for w in &pane.sem.warnings {
         lines.push(Line::styled(format!("⚠ {}", w.short()), theme.warn));
     }

@@ -1,0 +1,346 @@
+//! `chunktui chunk` over many inputs: files, directories (walked
+//! recursively, honouring .gitignore and skipping hidden files) and globs.
+//! Files are chunked in parallel (`--jobs`, all cores by default) and written
+//! in path order, so the output is the same byte for byte on any number of
+//! threads. Each file gets its own defaults by extension (language, and the
+//! strategy for its kind unless a config or `--strategy` fixes it); binaries
+//! and unreadable files are skipped with one warning line each.
+
+use super::args::{ChunkCmd, ChunkFlags};
+use crate::config::{ChunkConfig, StrategyKind};
+use crate::document::{DocKind, Document};
+use crate::error::{Error, Result};
+use crate::export::records;
+use crate::Chunker;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The files named by the inputs, sorted and without repeats.
+pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for input in inputs {
+        let shown = input.display().to_string();
+        if input.is_dir() {
+            let walk = ignore::WalkBuilder::new(input).require_git(false).sort_by_file_path(|a, b| a.cmp(b)).build();
+            let before = files.len();
+            for entry in walk {
+                let entry = entry.map_err(|e| Error::input(format!("{shown}: {e}")))?;
+                if entry.file_type().is_some_and(|t| t.is_file()) {
+                    files.push(entry.into_path());
+                }
+            }
+            if files.len() == before {
+                return Err(Error::input(format!(
+                    "{shown} is a directory that holds no files to chunk (hidden and .gitignored files are \
+                     skipped): give a file, or a folder of documents"
+                )));
+            }
+        } else if !input.exists() && shown.contains(['*', '?', '[']) {
+            let paths = glob::glob(&shown).map_err(|e| Error::input(format!("bad glob '{shown}': {e}")))?;
+            let before = files.len();
+            files.extend(paths.filter_map(|p| p.ok()).filter(|p| p.is_file()));
+            if files.len() == before {
+                return Err(Error::input(format!("'{shown}' matches no file")));
+            }
+        } else if input.exists() {
+            files.push(input.clone());
+        } else {
+            return Err(Error::input(format!("{shown}: no such file or directory")));
+        }
+    }
+    files.sort();
+    files.dedup();
+    if files.is_empty() {
+        return Err(Error::input("the inputs hold no files to chunk"));
+    }
+    Ok(files)
+}
+
+/// Whether `chunk` should take the many-files path for these inputs.
+pub fn is_many(inputs: &[PathBuf]) -> bool {
+    inputs.len() > 1 || inputs.first().is_some_and(|p| p.is_dir() || (!p.exists() && p.to_string_lossy().contains('*')))
+}
+
+/// The strategy a file gets when neither `--strategy` nor a config names one.
+pub fn strategy_for(kind: DocKind) -> StrategyKind {
+    match kind {
+        DocKind::Markdown => StrategyKind::Markdown,
+        DocKind::Html => StrategyKind::Html,
+        DocKind::Code => StrategyKind::Code,
+        _ => StrategyKind::Recursive,
+    }
+}
+
+/// The settings for one file of a corpus: the flags and config, that file's
+/// language, and its kind's strategy unless the strategy was chosen.
+fn settings(flags: &ChunkFlags, file: &Path, kind: DocKind) -> Result<ChunkConfig> {
+    let mut config = super::commands::settings_for(flags, file)?;
+    if flags.strategy.is_none() && flags.config.is_none() {
+        config.strategy = strategy_for(kind);
+        config.normalize();
+        // A kind strategy that cannot use the flags given (none today) falls back.
+        if config.validate().is_err() {
+            config.strategy = StrategyKind::Recursive;
+        }
+    }
+    Ok(config)
+}
+
+/// What happened to one file.
+enum Outcome {
+    Chunked { bytes: usize, chunks: usize, jsonl: Vec<u8>, strategy: StrategyKind },
+    Skipped(String),
+}
+
+/// A file of a corpus with its settings and chunks.
+type Loaded = (ChunkConfig, Document, Vec<crate::Chunk>);
+
+/// A file of a corpus, chunked with its settings; or why it was skipped
+/// (not a document: binary, empty, not UTF-8, unreadable).
+fn load_and_chunk(flags: &ChunkFlags, file: &Path) -> Result<std::result::Result<Loaded, String>> {
+    let doc = match Document::load(file, flags.lossy) {
+        Ok(doc) => doc,
+        Err(e @ (Error::Input(_) | Error::Io(_))) => return Ok(Err(e.to_string())),
+        Err(e) => return Err(e),
+    };
+    let config = settings(flags, file, doc.kind)?;
+    let chunks = Chunker::new(&config)?.chunk_document(&doc)?;
+    Ok(Ok((config, doc, chunks)))
+}
+
+fn chunk_one(flags: &ChunkFlags, file: &Path) -> Result<Outcome> {
+    let (config, doc, chunks) = match load_and_chunk(flags, file)? {
+        Ok(done) => done,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
+    let path = file.display().to_string();
+    let mut jsonl = Vec::with_capacity(doc.text.len() * 2);
+    for mut record in records(&chunks, &doc.text) {
+        record.path = Some(&path);
+        serde_json::to_writer(&mut jsonl, &record).expect("records serialise");
+        jsonl.push(b'\n');
+    }
+    Ok(Outcome::Chunked { bytes: doc.text.len(), chunks: chunks.len(), jsonl, strategy: config.strategy })
+}
+
+/// Chunk every file of `cmd.files` (see the module docs).
+pub fn run(cmd: &ChunkCmd) -> Result<()> {
+    if cmd.embeddings || cmd.extracted {
+        return Err(Error::input("--embeddings and --extracted take one file at a time"));
+    }
+    if cmd.format != super::args::Format::Jsonl {
+        return Err(Error::input("many files are written as JSONL (each record has its `path`): drop --format"));
+    }
+    if let Some(mb) = cmd.flags.max_input_mb {
+        crate::input::set_document_limit_mb(mb)?;
+    }
+    let files = expand(&cmd.files)?;
+    if let Some(out) = &cmd.output {
+        for f in &files {
+            crate::export::protect_input(crate::input::Source::Path(f));
+        }
+        crate::export::check_output(out)?;
+    }
+    let started = std::time::Instant::now();
+    let results = map_files(&files, jobs(&cmd.flags, cmd.jobs), |f| chunk_one(&cmd.flags, f))?;
+
+    let (mut bytes, mut chunks, mut skipped) = (0, 0, 0);
+    let mut strategies: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut all = Vec::new();
+    for (file, outcome) in files.iter().zip(&results) {
+        match outcome {
+            Outcome::Chunked { bytes: b, chunks: c, jsonl, strategy } => {
+                bytes += b;
+                chunks += c;
+                *strategies.entry(strategy.name()).or_default() += 1;
+                match &cmd.output_dir {
+                    Some(dir) => write_beside(dir, file, jsonl)?,
+                    None => all.extend_from_slice(jsonl),
+                }
+            }
+            Outcome::Skipped(why) => {
+                skipped += 1;
+                eprintln!("chunktui: warning: skipped {}: {why}", file.display());
+            }
+        }
+    }
+    if cmd.output_dir.is_none() {
+        super::commands::emit(&all, cmd.output.as_deref())?;
+    }
+    let used: Vec<String> = strategies.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    eprintln!(
+        "chunktui: {} file(s), {} in {chunks} chunks, {:.2} s ({}); skipped {skipped}",
+        files.len() - skipped,
+        crate::input::human(bytes as u64),
+        started.elapsed().as_secs_f64(),
+        used.join(", ")
+    );
+    Ok(())
+}
+
+fn jobs(flags: &ChunkFlags, asked: Option<usize>) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match asked {
+        Some(n) => n.max(1),
+        // A model strategy runs ONNX Runtime on every core already.
+        None if flags
+            .strategy
+            .as_deref()
+            .and_then(|s| StrategyKind::parse(s).ok())
+            .is_some_and(|k| k.needs_model()) =>
+        {
+            1
+        }
+        None => cores,
+    }
+}
+
+/// `work` on every file, on `jobs` threads, with a progress bar; results in
+/// `files` order (so output never depends on the thread count). An error
+/// names its file.
+fn map_files<T: Send>(files: &[PathBuf], jobs: usize, work: impl Fn(&Path) -> Result<T> + Sync) -> Result<Vec<T>> {
+    let bar = super::eval::progress_bar(files.len(), "{bar:30} {pos}/{len} files {elapsed} (eta {eta}) {msg}");
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<T>>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(files.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = files.get(i) else { break };
+                let outcome = work(file).map_err(|e| Error::input(format!("{}: {e}", file.display())));
+                *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|p| p.into_inner()).expect("every file ran")).collect()
+}
+
+/// `--output-dir`: one JSONL per input, at its path under `dir` plus `.jsonl`.
+fn write_beside(dir: &Path, file: &Path, jsonl: &[u8]) -> Result<()> {
+    let relative: PathBuf = file.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
+    let mut target = dir.join(relative).into_os_string();
+    target.push(".jsonl");
+    let target = PathBuf::from(target);
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io_write(parent, &e))?;
+    }
+    crate::export::write_atomic(&target, jsonl)
+}
+
+/// One file's figures in `stats` over many files.
+#[derive(serde::Serialize)]
+struct FileStats {
+    file: String,
+    bytes: usize,
+    chars: usize,
+    strategy: &'static str,
+    #[serde(flatten)]
+    stats: crate::stats::Stats,
+    /// Findings per enabled lint rule.
+    lint: BTreeMap<&'static str, usize>,
+    #[serde(skip)]
+    sizes: Vec<usize>,
+}
+
+fn stats_one(flags: &ChunkFlags, file: &Path) -> Result<std::result::Result<FileStats, String>> {
+    let (config, doc, chunks) = match load_and_chunk(flags, file)? {
+        Ok(done) => done,
+        Err(why) => return Ok(Err(why)),
+    };
+    let limit = config.strategy.promises_size_limit().then_some(config.size);
+    let report = super::lint::Report::new(&config, &doc, &chunks)?;
+    Ok(Ok(FileStats {
+        file: file.display().to_string(),
+        bytes: doc.text.len(),
+        chars: doc.text.chars().count(),
+        strategy: config.strategy.name(),
+        stats: crate::stats::Stats::compute(&chunks, &doc.text, limit),
+        lint: report.counts.iter().map(|(rule, n)| (rule.name(), *n)).collect(),
+        sizes: chunks.iter().map(|c| c.size).collect(),
+    }))
+}
+
+/// `chunktui stats` over many inputs: a row per file and the totals (sizes
+/// over all chunks, lint findings per rule); `--json` gives both.
+pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
+    if let Some(mb) = cmd.flags.max_input_mb {
+        crate::input::set_document_limit_mb(mb)?;
+    }
+    let files = expand(&cmd.files)?;
+    let results = map_files(&files, jobs(&cmd.flags, None), |f| stats_one(&cmd.flags, f))?;
+    let mut done = Vec::new();
+    for (file, result) in files.iter().zip(results) {
+        match result {
+            Ok(figures) => done.push(figures),
+            Err(why) => eprintln!("chunktui: warning: skipped {}: {why}", file.display()),
+        }
+    }
+    let skipped = files.len() - done.len();
+    let mut sizes: Vec<usize> = done.iter().flat_map(|f| f.sizes.iter().copied()).collect();
+    sizes.sort_unstable();
+    let pick = |q: f64| if sizes.is_empty() { 0 } else { sizes[((sizes.len() - 1) as f64 * q).round() as usize] };
+    let mut lint: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in &done {
+        for (rule, n) in &f.lint {
+            *lint.entry(rule).or_default() += n;
+        }
+    }
+    let total = serde_json::json!({
+        "files": done.len(),
+        "skipped": skipped,
+        "bytes": done.iter().map(|f| f.bytes).sum::<usize>(),
+        "chars": done.iter().map(|f| f.chars).sum::<usize>(),
+        "count": sizes.len(),
+        "min": sizes.first().copied().unwrap_or(0),
+        "mean": if sizes.is_empty() { 0.0 } else { sizes.iter().sum::<usize>() as f64 / sizes.len() as f64 },
+        "p50": pick(0.5),
+        "p95": pick(0.95),
+        "max": sizes.last().copied().unwrap_or(0),
+        "over_limit": done.iter().map(|f| f.stats.over_limit).sum::<usize>(),
+        "overlap_chars": done.iter().map(|f| f.stats.overlap_chars).sum::<usize>(),
+        "lint": lint,
+    });
+    let text = if cmd.json {
+        let out = serde_json::json!({ "files": done, "total": total });
+        serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
+    } else {
+        use std::fmt::Write;
+        let mut t = String::new();
+        let width = done.iter().map(|f| f.file.chars().count()).max().unwrap_or(4).clamp(4, 60);
+        let _ = writeln!(
+            t,
+            "{:<width$}  {:<14} {:>7} {:>6} {:>6} {:>6} {:>5} {:>5}",
+            "file", "strategy", "chunks", "p50", "p95", "max", "over", "lint"
+        );
+        for f in &done {
+            let found: usize = f.lint.values().sum();
+            let s = &f.stats;
+            let _ = writeln!(
+                t,
+                "{:<width$}  {:<14} {:>7} {:>6} {:>6} {:>6} {:>5} {:>5}",
+                f.file, f.strategy, s.count, s.p50, s.p95, s.max, s.over_limit, found
+            );
+        }
+        let found: usize = lint.values().sum();
+        let _ = writeln!(
+            t,
+            "{:<width$}  {:<14} {:>7} {:>6} {:>6} {:>6} {:>5} {:>5}",
+            format!("total ({} files)", done.len()),
+            "",
+            sizes.len(),
+            pick(0.5),
+            pick(0.95),
+            sizes.last().copied().unwrap_or(0),
+            done.iter().map(|f| f.stats.over_limit).sum::<usize>(),
+            found
+        );
+        let rules: Vec<String> = lint.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        let _ = writeln!(t, "lint: {}; skipped {skipped}", rules.join(" · "));
+        t
+    };
+    super::commands::emit(text.as_bytes(), None)
+}

@@ -1,0 +1,380 @@
+//! `chunktui export CFG --to LIB`: a self-contained snippet that builds the
+//! closest splitter of another library (LangChain, LlamaIndex, chonkie, the
+//! Rust `text-splitter` crate) from a chunktui config, as a variable named
+//! `splitter`, with what does not carry over stated as comments.
+//!
+//! [`mapping`] says, for every strategy of the table and every library, how
+//! close that library can come: the snippet writers and the README's table
+//! (`chunktui export --table`, kept in docs/export.md) both read it, and a
+//! strategy added to the table without a mapping says "none" instead of being
+//! forgotten. `exact` is a promise the Python tests keep with the real
+//! packages: the snippet's chunks are chunktui's, text for text.
+
+mod chonkie;
+mod langchain;
+mod literals;
+mod llamaindex;
+mod text_splitter;
+
+pub(crate) use literals::{py_bool, py_call, py_list, py_str, rs_str};
+
+use crate::config::{ChunkConfig, StrategyKind, Unit, DEFAULT_MODEL};
+use std::fmt::Write as _;
+
+/// The libraries a config can be exported to.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Library {
+    /// LangChain's langchain-text-splitters (Python).
+    Langchain,
+    /// LlamaIndex's node parsers in llama-index-core (Python).
+    Llamaindex,
+    /// chonkie's chunkers (Python).
+    Chonkie,
+    /// The text-splitter crate (Rust).
+    #[value(name = "text-splitter")]
+    TextSplitter,
+}
+
+impl Library {
+    pub const ALL: [Library; 4] = [Library::Langchain, Library::Llamaindex, Library::Chonkie, Library::TextSplitter];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Library::Langchain => "langchain",
+            Library::Llamaindex => "llamaindex",
+            Library::Chonkie => "chonkie",
+            Library::TextSplitter => "text-splitter",
+        }
+    }
+
+    /// The name in prose and in the table's header.
+    pub fn title(self) -> &'static str {
+        match self {
+            Library::Langchain => "LangChain",
+            Library::Llamaindex => "LlamaIndex",
+            Library::Chonkie => "chonkie",
+            Library::TextSplitter => "text-splitter (Rust)",
+        }
+    }
+
+    fn lang(self) -> Lang {
+        match self {
+            Library::TextSplitter => Lang::Rust,
+            _ => Lang::Python,
+        }
+    }
+}
+
+/// How close a library comes to a strategy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fidelity {
+    /// The same chunk texts (proven against the real package).
+    Exact,
+    /// A splitter of the same kind; the reason says what differs.
+    Close(&'static str),
+    /// Nothing worth exporting; the reason says why (and what comes nearest).
+    None(&'static str),
+}
+
+impl Fidelity {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Fidelity::Exact => "exact",
+            Fidelity::Close(_) => "close",
+            Fidelity::None(_) => "none",
+        }
+    }
+}
+
+/// How close `lib` comes to `kind`. Every library's own function answers for
+/// the strategies it knows; the rest are `None`.
+pub fn mapping(kind: StrategyKind, lib: Library) -> Fidelity {
+    match lib {
+        Library::Langchain => langchain::mapping(kind),
+        Library::Llamaindex => llamaindex::mapping(kind),
+        Library::Chonkie => chonkie::mapping(kind),
+        Library::TextSplitter => text_splitter::mapping(kind),
+    }
+}
+
+/// What a library without a mapping for a strategy says.
+const UNMAPPED: &str = "chunktui has no mapping of this strategy to this library yet";
+
+/// The fidelity of this config's snippet: the strategy's, lowered to close
+/// where a setting cannot be reproduced (words are counted differently
+/// everywhere but in chunktui).
+pub fn fidelity_for(config: &ChunkConfig, lib: Library) -> Fidelity {
+    match mapping(config.strategy, lib) {
+        Fidelity::Exact if config.unit == Unit::Words => {
+            Fidelity::Close("words are counted with a regular expression, not chunktui's Unicode word rules")
+        }
+        f => f,
+    }
+}
+
+/// The snippet for `config` (normalised and validated) in `lib`'s language.
+pub fn snippet(config: &ChunkConfig, lib: Library) -> String {
+    let fidelity = fidelity_for(config, lib);
+    let mut s = Snippet::new(lib.lang());
+    if !matches!(fidelity, Fidelity::None(_)) {
+        match lib {
+            Library::Langchain => langchain::write(config, &mut s),
+            Library::Llamaindex => llamaindex::write(config, &mut s),
+            Library::Chonkie => chonkie::write(config, &mut s),
+            Library::TextSplitter => text_splitter::write(config, &mut s),
+        }
+    }
+    s.render(config, lib, &fidelity)
+}
+
+/// The strategy × library table of the README (docs/export.md holds a copy).
+pub fn table() -> String {
+    let mut out = String::from("| strategy |");
+    for lib in Library::ALL {
+        let _ = write!(out, " {} |", lib.title());
+    }
+    out.push_str("\n|---|");
+    for _ in Library::ALL {
+        out.push_str("---|");
+    }
+    out.push('\n');
+    for &kind in StrategyKind::ALL {
+        let _ = write!(out, "| `{kind}` |");
+        for lib in Library::ALL {
+            let f = mapping(kind, lib);
+            let _ = write!(out, " {} |", cell(&f, kind, lib));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A table cell: the fidelity and, unless none, the class the snippet builds.
+fn cell(f: &Fidelity, kind: StrategyKind, lib: Library) -> String {
+    if matches!(f, Fidelity::None(_)) {
+        return "none".into();
+    }
+    let mut config = ChunkConfig { strategy: kind, ..ChunkConfig::default() };
+    config.normalize();
+    let body = snippet(&config, lib);
+    match main_class(&body) {
+        Some(class) => format!("{} (`{class}`)", f.label()),
+        None => f.label().into(),
+    }
+}
+
+/// The class a snippet builds its `splitter` from (the first name called).
+fn main_class(body: &str) -> Option<&str> {
+    let line = body.lines().find(|l| l.starts_with("splitter = ") || l.trim_start().starts_with("let splitter = "))?;
+    let rhs = line.split_once(" = ")?.1;
+    let name = rhs.split(['(', ':', '.']).next()?.trim();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Which language a snippet is written in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lang {
+    Python,
+    Rust,
+}
+
+/// A snippet being written: what to install, imports, what does not carry
+/// over, the code that builds `splitter` and how to use it.
+pub(crate) struct Snippet {
+    lang: Lang,
+    /// `pip install` requirements or Cargo.toml dependency lines.
+    needs: Vec<String>,
+    imports: Vec<String>,
+    notes: Vec<String>,
+    body: Vec<String>,
+    usage: Vec<String>,
+}
+
+impl Snippet {
+    fn new(lang: Lang) -> Self {
+        Snippet { lang, needs: Vec::new(), imports: Vec::new(), notes: Vec::new(), body: Vec::new(), usage: Vec::new() }
+    }
+
+    pub(crate) fn need(&mut self, requirement: &str) {
+        if !self.needs.iter().any(|n| n == requirement) {
+            self.needs.push(requirement.to_string());
+        }
+    }
+
+    /// An import line; Python's `from M import A` lines of one module merge.
+    pub(crate) fn import(&mut self, line: &str) {
+        if let Some((module, name)) = line.strip_prefix("from ").and_then(|l| l.split_once(" import ")) {
+            let head = format!("from {module} import ");
+            if let Some(existing) = self.imports.iter_mut().find(|l| l.starts_with(&head)) {
+                if !existing[head.len()..].split(", ").any(|n| n == name) {
+                    existing.push_str(", ");
+                    existing.push_str(name);
+                }
+                return;
+            }
+        }
+        if !self.imports.iter().any(|n| n == line) {
+            self.imports.push(line.to_string());
+        }
+    }
+
+    /// Something that does not carry over (one sentence).
+    pub(crate) fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+
+    pub(crate) fn line(&mut self, code: impl Into<String>) {
+        self.body.push(code.into());
+    }
+
+    pub(crate) fn usage(&mut self, code: impl Into<String>) {
+        self.usage.push(code.into());
+    }
+
+    fn comment(&self) -> &'static str {
+        match self.lang {
+            Lang::Python => "#",
+            Lang::Rust => "//",
+        }
+    }
+
+    fn render(self, config: &ChunkConfig, lib: Library, fidelity: &Fidelity) -> String {
+        let c = self.comment();
+        let mut out = String::new();
+        let overlap = if config.uses_overlap() { format!(", overlap {}", config.overlap) } else { String::new() };
+        let head = format!(
+            "chunktui strategy {} (size {} {}{overlap}) as {}.",
+            config.strategy,
+            config.size,
+            config.unit,
+            lib.title()
+        );
+        wrap(&mut out, c, "", &head);
+        match fidelity {
+            Fidelity::Exact => {
+                wrap(&mut out, c, "", "Fidelity: exact: the same chunk texts as `chunktui chunk` with this config.")
+            }
+            Fidelity::Close(why) => wrap(&mut out, c, "", &format!("Fidelity: close: {why}.")),
+            Fidelity::None(why) => {
+                wrap(&mut out, c, "", &format!("Fidelity: none: {} has no equivalent: {why}.", lib.title()));
+                wrap(&mut out, c, "", "No splitter is built.");
+                return out;
+            }
+        }
+        match self.lang {
+            Lang::Python => {
+                let _ = writeln!(out, "{c} Needs: pip install {}", self.needs.join(" "));
+            }
+            Lang::Rust => {
+                let _ = writeln!(out, "{c} Needs in Cargo.toml [dependencies]:");
+                for n in &self.needs {
+                    let _ = writeln!(out, "{c}   {n}");
+                }
+            }
+        }
+        if !self.notes.is_empty() {
+            let _ = writeln!(out, "{c} Does not carry over:");
+            for n in &self.notes {
+                wrap(&mut out, c, "  - ", n);
+            }
+        }
+        out.push('\n');
+        for i in &self.imports {
+            let _ = writeln!(out, "{i}");
+        }
+        if !self.imports.is_empty() {
+            out.push('\n');
+        }
+        for l in &self.body {
+            let _ = writeln!(out, "{l}");
+        }
+        if !self.usage.is_empty() {
+            out.push('\n');
+            for u in &self.usage {
+                let _ = writeln!(out, "{u}");
+            }
+        }
+        out
+    }
+}
+
+/// Comment lines of at most ~100 columns: `first` starts the first line,
+/// the others are indented to match it.
+fn wrap(out: &mut String, comment: &str, first: &str, text: &str) {
+    const WIDTH: usize = 100;
+    let indent = " ".repeat(first.chars().count());
+    let mut line = format!("{comment} {first}");
+    let mut empty = true;
+    for word in text.split(' ') {
+        if !empty && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            let _ = writeln!(out, "{line}");
+            line = format!("{comment} {indent}");
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    let _ = writeln!(out, "{line}");
+}
+
+/// The Hugging Face id of the embedding model a model strategy used, and
+/// the note on how it differs from what chunktui ran.
+pub(crate) fn model_id(config: &ChunkConfig) -> (String, String) {
+    match config.semantic.model.as_deref() {
+        None | Some(DEFAULT_MODEL) => (
+            "sentence-transformers/all-MiniLM-L6-v2".into(),
+            "chunktui runs an int8-quantised ONNX export of this model: distances differ slightly".into(),
+        ),
+        Some(dir) => (
+            dir.to_string(),
+            format!("chunktui ran the ONNX model in {dir}: name the same model here (its Hugging Face id)"),
+        ),
+    }
+}
+
+/// The `tokenizer.json` a `hf:PATH` tokenizer names (a directory holds one).
+pub(crate) fn hf_tokenizer_file(spec: &str) -> Option<String> {
+    let path = spec.strip_prefix("hf:").or_else(|| spec.ends_with(".json").then_some(spec))?;
+    if std::path::Path::new(path).is_dir() {
+        return Some(std::path::Path::new(path).join("tokenizer.json").display().to_string());
+    }
+    Some(path.to_string())
+}
+
+/// Sentence ends as delimiters for libraries that take a list: Latin ends
+/// followed by a space, CJK ends alone (chunktui's segmenter knows more).
+pub(crate) const SENTENCE_ENDS: [&str; 6] = [". ", "! ", "? ", "。", "！", "？"];
+
+/// A note for every sentence setting a library's splitter has no place for;
+/// `rules` says how the library finds sentences.
+pub(crate) fn sentence_notes(config: &ChunkConfig, s: &mut Snippet, rules: &str) {
+    if config.strategy == StrategyKind::Sentence {
+        if config.sentence.overlap_sentences > 0 {
+            s.note(format!(
+                "overlap_sentences = {}: chunktui repeats whole sentences; this overlap counts units (set to 0)",
+                config.sentence.overlap_sentences
+            ));
+        }
+        if config.sentence.max_sentences > 0 {
+            s.note(format!("max_sentences = {}: no limit on sentences per chunk", config.sentence.max_sentences));
+        }
+        s.note(format!("chunktui's sentence rules (CJK ends, abbreviations like \"e.g.\"): {rules}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_main_class_is_read_from_the_splitter_line() {
+        assert_eq!(main_class("x\nsplitter = Foo(\n  a=1,\n)\n"), Some("Foo"));
+        assert_eq!(main_class("    let splitter = TextSplitter::new(c);"), Some("TextSplitter"));
+        assert_eq!(main_class("splitter = Foo.from_tiktoken_encoder("), Some("Foo"));
+        assert_eq!(main_class("# nothing"), None);
+    }
+}

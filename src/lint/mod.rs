@@ -1,0 +1,270 @@
+//! Chunk lint: the chunks a reviewer would send back. Each rule is one row of
+//! [`RULES`] (name, one-line explanation, on by default or not, which
+//! documents it reads); `[lint] off = [...]` in a config switches rules off
+//! by name. `chunktui stats` and `chunktui lint` report the findings, the
+//! workbench marks them in the margin.
+//!
+//! Prose rules ([`prose`]) apply to text and Markdown; the structure rules
+//! ([`markdown`]) read Markdown with a CommonMark parser; the size rules apply
+//! to every document. A hierarchical cut is linted one level at a time, each
+//! level against its own size: a level's chunks are a complete cut of the
+//! text, the levels together are not.
+
+pub mod markdown;
+mod options;
+pub mod prose;
+
+#[cfg(feature = "embed")]
+pub use options::model_tokens;
+pub use options::{default_model_max_tokens, problems, LintOptions, TokenCount};
+
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::strategy::SizeRule;
+use serde::Serialize;
+use std::ops::Range;
+
+/// What a rule looks at, and so which documents it applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Sentences: text and Markdown (not code, not raw HTML).
+    Prose,
+    /// Markdown structure (fences, tables, headings).
+    Markdown,
+    /// Sizes: every document.
+    Any,
+}
+
+/// One row of the rule table.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleSpec {
+    pub rule: Rule,
+    /// Its name in configs and reports (kebab-case).
+    pub name: &'static str,
+    /// One line for reports and the workbench.
+    pub help: &'static str,
+    /// On unless `[lint] off` names it.
+    pub default_on: bool,
+    pub scope: Scope,
+}
+
+/// The rules; [`RULES`] has one row for each, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    MidSentence,
+    SplitFence,
+    SplitTable,
+    OrphanHeading,
+    TinyFragment,
+    OverModelLimit,
+}
+
+/// The rule table, in report order. Each rule's exact definition is the doc
+/// comment of the function that checks it.
+pub const RULES: &[RuleSpec] = &[
+    RuleSpec {
+        rule: Rule::MidSentence,
+        name: "mid-sentence",
+        help: "a chunk ends (or starts) inside a sentence although a sentence boundary lay close by",
+        default_on: true,
+        scope: Scope::Prose,
+    },
+    RuleSpec {
+        rule: Rule::SplitFence,
+        name: "split-fence",
+        help: "a code block that fits in one chunk is split between chunks",
+        default_on: true,
+        scope: Scope::Markdown,
+    },
+    RuleSpec {
+        rule: Rule::SplitTable,
+        name: "split-table",
+        help: "a table that fits in one chunk is split between chunks",
+        default_on: true,
+        scope: Scope::Markdown,
+    },
+    RuleSpec {
+        rule: Rule::OrphanHeading,
+        name: "orphan-heading",
+        help: "a chunk ends with a heading whose text went to the next chunk",
+        default_on: true,
+        scope: Scope::Markdown,
+    },
+    RuleSpec {
+        rule: Rule::TinyFragment,
+        name: "tiny-fragment",
+        help: "a chunk under a tenth of the size: too little to retrieve on its own",
+        default_on: true,
+        scope: Scope::Any,
+    },
+    RuleSpec {
+        rule: Rule::OverModelLimit,
+        name: "over-model-limit",
+        help: "a chunk (as embedded) has more tokens than the embedding model reads; the rest is cut off",
+        default_on: true,
+        scope: Scope::Any,
+    },
+];
+
+impl Rule {
+    pub fn spec(self) -> &'static RuleSpec {
+        &RULES[self as usize]
+    }
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+    pub fn parse(name: &str) -> Option<Rule> {
+        RULES.iter().find(|r| r.name == name).map(|r| r.rule)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// One thing a rule found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub rule: Rule,
+    /// Index of the chunk in the list that was linted.
+    pub chunk: usize,
+    /// The byte offset the finding points to (a cut, or the chunk's start).
+    pub at: usize,
+    pub message: String,
+}
+
+/// One level of a cut: the indices of its chunks in text order, and the
+/// size they were cut to.
+pub struct Level {
+    pub chunks: Vec<usize>,
+    pub size: usize,
+}
+
+/// The levels of `chunks`: one for a flat cut; one per `meta.level` of a
+/// hierarchical cut, each with its own size.
+pub fn levels(chunks: &[Chunk], config: &ChunkConfig) -> Vec<Level> {
+    let sizes = crate::strategy::hierarchical::level_sizes(config);
+    let mut out: Vec<(Option<u8>, Level)> = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        let level = c.meta.level;
+        match out.iter_mut().find(|(l, _)| *l == level) {
+            Some((_, lv)) => lv.chunks.push(i),
+            None => {
+                let size = level.and_then(|l| sizes.get(l as usize).copied()).unwrap_or(config.size);
+                out.push((level, Level { chunks: vec![i], size }));
+            }
+        }
+    }
+    out.sort_by_key(|(l, _)| *l);
+    for (_, lv) in &mut out {
+        lv.chunks.sort_by_key(|&i| (chunks[i].range.start, chunks[i].range.end));
+    }
+    out.into_iter().map(|(_, lv)| lv).collect()
+}
+
+/// Lint `chunks` (cut from `text`) with `opts`. Findings come in text order
+/// (then rule order).
+pub fn lint(text: &str, chunks: &[Chunk], opts: &LintOptions) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let md = opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown).then(|| markdown::Blocks::parse(text));
+    let prose = opts.enabled(Rule::MidSentence).then(|| prose::Sentences::new(text));
+    for level in levels(chunks, &opts.config) {
+        let cx = LevelCx { text, chunks, level: &level, opts };
+        if let Some(s) = &prose {
+            prose::mid_sentence(&cx, s, md.as_ref(), &mut out);
+        }
+        if let Some(b) = &md {
+            markdown::split_blocks(&cx, b, &mut out);
+            if opts.enabled(Rule::OrphanHeading) {
+                markdown::orphan_heading(&cx, b, &mut out);
+            }
+        }
+        if opts.enabled(Rule::TinyFragment) {
+            prose::tiny_fragment(&cx, &mut out);
+        }
+        if let Some(t) = &opts.tokens {
+            prose::over_model_limit(&cx, t, &mut out);
+        }
+    }
+    out.sort_by_key(|f| (f.at, f.rule, f.chunk));
+    out
+}
+
+/// What a rule reads for one level.
+pub struct LevelCx<'a> {
+    pub text: &'a str,
+    pub chunks: &'a [Chunk],
+    pub level: &'a Level,
+    pub opts: &'a LintOptions,
+}
+
+impl LevelCx<'_> {
+    /// The level's chunks in text order, with their indices.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Chunk)> + '_ {
+        self.level.chunks.iter().map(|&i| (i, &self.chunks[i]))
+    }
+
+    /// Chunk `i`'s range without leading and trailing whitespace (clamped
+    /// to the text: a chunk held against another text lints as empty).
+    pub fn trimmed(&self, i: usize) -> Range<usize> {
+        let r = &self.chunks[i].range;
+        match self.text.get(r.clone()) {
+            Some(_) => crate::segment::trim_range(self.text, r.clone()),
+            None => 0..0,
+        }
+    }
+
+    /// Whether the strategy reads `size` at all (cuts by meaning do not).
+    pub fn sized(&self) -> bool {
+        self.opts.config.strategy.spec().size != SizeRule::Ignored
+    }
+}
+
+/// The rule table as help text (`chunktui lint --help`).
+pub fn rules_help() -> String {
+    let mut out = String::from("Rules (switch them off with `[lint] off = [\"NAME\", ...]` in a --config file):\n");
+    for r in RULES {
+        let only = match r.scope {
+            Scope::Prose => " (text, Markdown)",
+            Scope::Markdown => " (Markdown)",
+            Scope::Any => "",
+        };
+        out.push_str(&format!("  {:<17} {}{only}\n", r.name, r.help));
+    }
+    out.push_str("Exit status: 0 no findings, 1 findings, 2 an error.");
+    out
+}
+
+/// Findings per rule, every enabled rule present (zeros included), in table order.
+pub fn counts(findings: &[Finding], opts: &LintOptions) -> Vec<(Rule, usize)> {
+    opts.rules.iter().map(|&r| (r, findings.iter().filter(|f| f.rule == r).count())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_has_one_row_per_rule_in_order_with_kebab_names() {
+        for (i, r) in RULES.iter().enumerate() {
+            assert_eq!(r.rule as usize, i, "{}", r.name);
+            assert!(r.name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{}", r.name);
+            assert!(!r.help.is_empty() && !r.help.contains('\n'), "{}", r.name);
+            assert_eq!(Rule::parse(r.name), Some(r.rule));
+        }
+        assert_eq!(RULES.len(), Rule::OverModelLimit as usize + 1);
+    }
+
+    #[test]
+    fn the_default_limit_is_the_default_models() {
+        assert_eq!(default_model_max_tokens(), 256);
+    }
+}

@@ -1,0 +1,203 @@
+//! Chunk lint in the workbench: every new set of chunks is linted on the
+//! lint thread (never on the UI thread; a newer request for a pane replaces
+//! one still queued), the findings of the level on screen are kept on the
+//! pane, marked in the document's margin and listed in the lint panel.
+
+use super::model::{Model, Pane};
+use super::msg::{Cmd, Msg};
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::document::DocKind;
+use crate::lint::{Finding, LintOptions, Rule};
+use std::collections::HashMap;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+
+/// One lint job: a pane's chunks (all levels) as cut for revision `rev`.
+#[derive(Debug, Clone)]
+pub struct LintReq {
+    pub pane: usize,
+    pub rev: u64,
+    pub config: ChunkConfig,
+    pub kind: DocKind,
+    pub text: Arc<str>,
+    pub chunks: Arc<Vec<Chunk>>,
+    /// The workbench's `--max-tokens`, over the config's `lint.max_tokens`.
+    pub max_tokens: Option<usize>,
+}
+
+/// What a lint job found: findings (indices into the pane's `all_chunks`)
+/// and the rules that ran.
+#[derive(Debug, Clone)]
+pub struct Linted {
+    pub findings: Arc<Vec<Finding>>,
+    pub rules: Vec<Rule>,
+}
+
+/// The lint of the chunks on screen.
+#[derive(Debug, Clone, Default)]
+pub struct PaneLint {
+    /// The chunk revision the findings are for (0: none yet).
+    pub rev: u64,
+    /// Every finding, indices into `Pane::all_chunks`.
+    pub all: Arc<Vec<Finding>>,
+    /// The shown level's findings, indices into `Pane::chunks`, in text order.
+    pub shown: Vec<Finding>,
+    /// Findings of the shown level per rule that ran, zeros included.
+    pub counts: Vec<(Rule, usize)>,
+    pub error: Option<String>,
+}
+
+impl PaneLint {
+    /// The findings of chunk `k` of the shown level.
+    pub fn of_chunk(&self, k: usize) -> impl Iterator<Item = &Finding> {
+        self.shown.iter().filter(move |f| f.chunk == k)
+    }
+
+    /// Whether a shown finding points into bytes `from..to`.
+    pub fn points_into(&self, from: usize, to: usize) -> bool {
+        let i = self.shown.partition_point(|f| f.at < from);
+        self.shown.get(i).is_some_and(|f| f.at < to)
+    }
+}
+
+pub fn spawn(tx: Sender<Msg>) -> Sender<LintReq> {
+    let (req_tx, req_rx) = channel();
+    std::thread::Builder::new().name("lint".into()).spawn(move || worker(req_rx, tx)).expect("spawn lint");
+    req_tx
+}
+
+fn worker(rx: Receiver<LintReq>, tx: Sender<Msg>) {
+    let mut models = ModelTokens::default();
+    while let Ok(first) = rx.recv() {
+        // The newest request per pane wins.
+        let mut latest: [Option<LintReq>; 2] = [None, None];
+        for r in std::iter::once(first).chain(rx.try_iter()) {
+            let p = r.pane.min(1);
+            latest[p] = Some(r);
+        }
+        for req in latest.into_iter().flatten() {
+            let msg = run(&req, &mut models);
+            if tx.send(msg).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The embedding model's tokenizer, loaded once per model.
+#[derive(Default)]
+pub struct ModelTokens(HashMap<Option<String>, Option<crate::lint::TokenCount>>);
+
+impl ModelTokens {
+    fn get(&mut self, config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
+        let key = config.semantic.model.clone();
+        self.0.entry(key).or_insert_with(|| load_model_tokens(config)).clone()
+    }
+}
+
+#[cfg(feature = "embed")]
+fn load_model_tokens(config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
+    crate::lint::model_tokens(config)
+}
+
+/// Without the `embed` feature no model directory is known: the config's tokenizer counts.
+#[cfg(not(feature = "embed"))]
+fn load_model_tokens(_config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
+    None
+}
+
+/// Lint one request (what the lint thread does; tests call it directly).
+pub fn run(req: &LintReq, models: &mut ModelTokens) -> Msg {
+    let result = LintOptions::new(&req.config, req.kind).map_err(|e| e.to_string()).map(|mut opts| {
+        if let Some(n) = req.max_tokens {
+            opts.max_tokens = n;
+        }
+        if let Some(t) = models.get(&opts.config) {
+            opts = opts.with_tokens(t);
+        }
+        let findings = crate::lint::lint(&req.text, &req.chunks, &opts);
+        Linted { findings: Arc::new(findings), rules: opts.rules }
+    });
+    Msg::Linted { pane: req.pane, rev: req.rev, result }
+}
+
+/// The lint job for a pane's chunks just taken.
+pub fn request(m: &mut Model, pane: usize) -> Cmd {
+    let p = &mut m.panes[pane];
+    p.lint = PaneLint::default();
+    Cmd::Lint(LintReq {
+        pane,
+        rev: p.shown_rev,
+        config: p.config.clone(),
+        kind: m.kind,
+        text: m.text.clone(),
+        chunks: p.all_chunks.clone(),
+        max_tokens: m.max_tokens,
+    })
+}
+
+/// Take a finished lint when it is for the chunks on screen.
+pub fn linted(m: &mut Model, pane: usize, rev: u64, result: Result<Linted, String>) -> Vec<Cmd> {
+    let Some(p) = m.panes.get_mut(pane).filter(|p| p.shown_rev == rev && p.chunks_doc == m.doc_rev) else {
+        return vec![];
+    };
+    match result {
+        Ok(l) => {
+            let counts = l.rules.iter().map(|&r| (r, 0)).collect();
+            p.lint = PaneLint { rev, all: l.findings, shown: Vec::new(), counts, error: None };
+            reshow(p);
+        }
+        Err(e) => p.lint = PaneLint { rev, error: Some(e), ..PaneLint::default() },
+    }
+    vec![]
+}
+
+/// Keep the shown findings those of the level on screen (after a new lint,
+/// and when the level key changes the level).
+pub fn reshow(p: &mut Pane) {
+    let l = &mut p.lint;
+    let level = p.chunks.first().and_then(|c| c.meta.level);
+    // Index in the shown level of each chunk of `all_chunks` on it.
+    let mut shown_index = vec![None; p.all_chunks.len()];
+    let mut k = 0;
+    for (i, c) in p.all_chunks.iter().enumerate() {
+        if c.meta.level == level {
+            shown_index[i] = Some(k);
+            k += 1;
+        }
+    }
+    l.shown =
+        l.all.iter().filter_map(|f| Some(Finding { chunk: (*shown_index.get(f.chunk)?)?, ..f.clone() })).collect();
+    for (rule, n) in &mut l.counts {
+        *n = l.shown.iter().filter(|f| f.rule == *rule).count();
+    }
+}
+
+/// The next-finding key: select the chunk of the first finding after the
+/// selection's (or after the top of the screen) and bring it into view.
+pub fn next_finding(m: &mut Model) {
+    let l = &m.pane().lint;
+    if l.rev == 0 {
+        return super::update::set_status(m, "lint is still running…".into());
+    }
+    if l.shown.is_empty() {
+        return super::update::set_status(m, "lint: no findings in these chunks".into());
+    }
+    // After the selected chunk's own findings (or its start), else after the top of the screen.
+    let from = match m.selected {
+        Some(k) => l.of_chunk(k).map(|f| f.at + 1).max().or_else(|| m.pane().chunks.get(k).map(|c| c.range.start)),
+        None => None,
+    };
+    let from = from.unwrap_or_else(|| m.layout.start_of(m.top));
+    let i = l.shown.iter().position(|f| f.at >= from && Some(f.chunk) != m.selected).unwrap_or(0);
+    let (f, n) = (l.shown[i].clone(), l.shown.len());
+    super::update::select(m, f.chunk);
+    let line = m.layout.line_of(f.at);
+    let page = super::update::page(m);
+    if line < m.top || line >= m.top + page {
+        m.top = line.saturating_sub(page / 2);
+        super::update::clamp_top(m);
+    }
+    super::update::set_status(m, format!("⚑ {} of {n}: chunk {}: {}: {}", i + 1, f.chunk, f.rule, f.message));
+}
