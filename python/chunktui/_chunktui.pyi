@@ -64,6 +64,7 @@ class Chunker:
         embed_text: dict[str, Any] = ...,
         hierarchical: dict[str, Any] = ...,
         code: dict[str, Any] = ...,
+        lint: dict[str, Any] = ...,
     ) -> None: ...
     @staticmethod
     def from_config(path: str | os.PathLike[str], **kwargs: Any) -> Chunker: ...

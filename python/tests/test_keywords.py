@@ -1,0 +1,101 @@
+"""Every key of the config file (assets/config.schema.json, generated from
+the Rust types) is a keyword of `Chunker` with the same name, sections key
+by key, and the type stub lists exactly those keywords. A new config key
+fails here until it has a value below and a line in _chunktui.pyi."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chunktui
+from pkgtest import REPO
+
+SCHEMA = json.loads((REPO / "assets" / "config.schema.json").read_text(encoding="utf-8"))
+STUB = REPO / "python" / "chunktui" / "_chunktui.pyi"
+
+# A valid value, other than the default, for each key: each is set alone
+# over the defaults and must come back in `Chunker.config`.
+TOP: dict[str, Any] = {
+    "version": 1,
+    "strategy": "sentence",
+    "unit": "words",
+    "tokenizer": "o200k_base",
+    "size": 321,
+    "overlap": 12,
+}
+SECTIONS: dict[str, dict[str, Any]] = {
+    "code": {"language": "rust"},
+    "embed_text": {"enabled": True, "fit": True},
+    "hierarchical": {"base": "sentence", "levels": [3000, 600]},
+    "langchain": {
+        "headers": [["#", "H1"]],
+        "is_separator_regex": True,
+        "keep_separator": "end",
+        "return_each_line": True,
+        "separator": "\n",
+        "separators": ["\n", " "],
+        "strip_headers": False,
+        "strip_whitespace": False,
+    },
+    "lint": {"max_tokens": 900, "off": ["tiny-fragment"]},
+    "markdown": {"levels": [1, 2]},
+    "recursive": {"is_regex": True, "preset": "chinese", "separators": ["\n\n", " "]},
+    "semantic": {
+        "buffer_size": 2,
+        "late_boundaries": "recursive",
+        "max_tokens": 400,
+        "min_size": 10,
+        "model": "/some/model",
+        "number_of_chunks": 5,
+        "prefix": "query: ",
+        "sentence_split_regex": "[.!?]\\s+",
+        "threshold": 80.0,
+        "threshold_type": "interquartile",
+    },
+    "sentence": {"max_sentences": 4, "overlap_sentences": 2},
+}
+
+
+def section_keys(section: str) -> set[str]:
+    ref = SCHEMA["properties"][section]["$ref"].rsplit("/", 1)[-1]
+    return set(SCHEMA["$defs"][ref]["properties"])
+
+
+def test_the_values_cover_every_key_of_the_schema() -> None:
+    assert set(TOP) | set(SECTIONS) == set(SCHEMA["properties"])
+    for section, values in SECTIONS.items():
+        assert set(values) == section_keys(section), section
+
+
+@pytest.mark.parametrize("key", sorted(TOP))
+def test_a_top_level_key_is_a_keyword(key: str) -> None:
+    assert chunktui.Chunker(**{key: TOP[key]}).config[key] == TOP[key]
+
+
+@pytest.mark.parametrize(("section", "key"), sorted((s, k) for s, keys in SECTIONS.items() for k in keys))
+def test_a_section_key_is_a_keyword(section: str, key: str) -> None:
+    value = SECTIONS[section][key]
+    keywords: dict[str, Any] = {section: {key: value}}
+    config = chunktui.Chunker(**keywords).config
+    got = config[section][key]
+    # JSON has no tuples: pairs come back as lists.
+    assert json.loads(json.dumps(got)) == value, (section, key)
+
+
+def test_the_stub_lists_every_key() -> None:
+    tree = ast.parse(STUB.read_text(encoding="utf-8"))
+    chunker = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Chunker")
+    init = next(n for n in chunker.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    assert {a.arg for a in init.args.kwonlyargs} == set(SCHEMA["properties"])
+
+
+def test_the_defaults_are_the_cli_defaults(tmp_path: Path) -> None:
+    # A config written from the defaults reads back as the same config.
+    config = tmp_path / "chunktui.toml"
+    config.write_text(chunktui.Chunker().to_toml(), encoding="utf-8")
+    assert chunktui.Chunker.from_config(config).config == chunktui.Chunker().config
