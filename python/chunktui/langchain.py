@@ -17,8 +17,14 @@ import copy
 import os
 from typing import Any
 
-from langchain_core.documents import Document
-from langchain_text_splitters import TextSplitter
+try:
+    from langchain_core.documents import Document
+    from langchain_text_splitters import TextSplitter
+except ModuleNotFoundError as err:  # say what to install, not only what is missing
+    raise ModuleNotFoundError(
+        f"chunktui.langchain needs LangChain's text splitters ({err}): pip install langchain-text-splitters",
+        name=err.name,
+    ) from err
 
 from . import Chunker
 

@@ -15,10 +15,15 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.node_parser import NodeParser
-from llama_index.core.node_parser.node_utils import build_nodes_from_splits
-from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
+try:
+    from llama_index.core.bridge.pydantic import Field, PrivateAttr
+    from llama_index.core.node_parser import NodeParser
+    from llama_index.core.node_parser.node_utils import build_nodes_from_splits
+    from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
+except ModuleNotFoundError as err:  # say what to install, not only what is missing
+    raise ModuleNotFoundError(
+        f"chunktui.llama_index needs LlamaIndex ({err}): pip install llama-index-core", name=err.name
+    ) from err
 
 from . import Chunker
 

@@ -14,7 +14,10 @@ import json
 import os
 from typing import TYPE_CHECKING, Any, Union, cast
 
-import ray.data  # noqa: F401  (the dependency this module is for)
+try:
+    import ray.data  # noqa: F401  (the dependency this module is for)
+except ModuleNotFoundError as err:  # say what to install, not only what is missing
+    raise ModuleNotFoundError(f"chunktui.ray needs Ray Data ({err}): pip install 'ray[data]'", name=err.name) from err
 
 from . import Chunker
 from ._chunktui import _chunker_from_json
