@@ -350,3 +350,23 @@ fn corpus_file_chunks_cleanly() {
     let recs = jsonl(&ok(&["chunk", path.to_str().unwrap(), "--size", "500", "--overlap", "50"]));
     check_records(&text, &recs);
 }
+
+#[test]
+fn mostly_chinese_prose_gets_the_chinese_separators_unless_told_otherwise() {
+    // One long sentence, clauses split by full-width commas and no spaces:
+    // the english separators can only cut it between characters.
+    let clause = "分块决定了检索能找到什么";
+    let sentence = vec![clause; 12].join("，") + "。\n";
+    let d = Dir::new();
+    let f = d.write("zh.md", sentence.repeat(3).as_bytes());
+    let texts = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["chunk", &f, "--size", "40", "--overlap", "0"];
+        args.extend(extra);
+        jsonl(&ok(&args)).iter().map(|r| r["text"].as_str().unwrap().to_string()).collect()
+    };
+    let default = texts(&[]);
+    assert_eq!(default, texts(&["--preset", "chinese"]));
+    assert!(default.iter().all(|t| t.ends_with('，') || t.ends_with('。')), "{default:?}");
+    let english = texts(&["--preset", "english"]);
+    assert_ne!(english, default, "the explicit preset wins");
+}

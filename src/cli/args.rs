@@ -55,7 +55,7 @@ pub struct OpenArgs {
     /// Key bindings file (TOML: "key" = "action").
     #[arg(long, value_name = "PATH")]
     pub keymap: Option<PathBuf>,
-    /// Second configuration for side-by-side comparison (pane B).
+    /// Second configuration for side-by-side comparison (pane B); lines where A and B cut differently are marked ≠.
     #[arg(long, value_name = "CFG")]
     pub compare: Option<PathBuf>,
     /// The embedding model's input limit in tokens: chunks with more tokens are flagged.

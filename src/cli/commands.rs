@@ -124,10 +124,11 @@ fn offer_setup(_config: &ChunkConfig) -> Result<()> {
 }
 
 /// Defaults that depend on the file: source code gets its language's
-/// separators preset, unless a config file or explicit separators say
-/// otherwise, and its tree-sitter grammar for the `code` strategy, unless
-/// `--language` or the config names one (a language is a fact about the
-/// file, so a config that names none still gets it).
+/// separators preset and prose that is mostly Chinese (or Japanese, Korean)
+/// the `chinese` one, unless a config file or explicit separators say
+/// otherwise; code gets its tree-sitter grammar for the `code` strategy,
+/// unless `--language` or the config names one (a language is a fact about
+/// the file, so a config that names none still gets it).
 pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, file: &Path) {
     if config.code.language.is_none() {
         config.code.language = crate::document::DocKind::grammar(file).map(str::to_string);
@@ -135,9 +136,28 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
     if flags.config.is_some() || flags.preset.is_some() || flags.separators.is_some() {
         return;
     }
-    if let Some(lang) = crate::document::DocKind::language(file).filter(|&l| l != "markdown") {
-        config.recursive.preset = lang.to_string();
+    match crate::document::DocKind::language(file).filter(|&l| l != "markdown") {
+        Some(lang) => config.recursive.preset = lang.to_string(),
+        // The english separators fall back to single characters in text
+        // without spaces; the chinese ones cut at 。！？ first.
+        None if mostly_cjk(file) => config.recursive.preset = "chinese".into(),
+        None => {}
     }
+}
+
+/// Whether at least a fifth of the letters in the file's first 64 KiB are
+/// CJK. Reads only regular files (a pipe or device is left to the loader).
+fn mostly_cjk(file: &Path) -> bool {
+    use std::io::Read;
+    let Ok(f) = std::fs::File::open(file) else { return false };
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = Vec::with_capacity(64 * 1024);
+    if f.take(64 * 1024).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    crate::segment::cjk_ratio(&String::from_utf8_lossy(&head)) >= 0.2
 }
 
 /// The settings for `file`: flags over the config file, defaults that depend

@@ -104,6 +104,7 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     let questions = m.questions.as_ref().filter(|q| q.doc_rev == m.doc_rev);
     let refs = questions.map_or(&[][..], |q| q.selected_refs());
     let max_x = area.x + area.width;
+    let changed = super::compare::differences(m).map(|d| d.changed_positions()).unwrap_or_default();
     let mut tmp = [0u8; 4];
     for row in 0..area.height {
         let li = m.top + row as usize;
@@ -116,6 +117,7 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             let next = layout.start_of(li + 1).max(e + 1);
             gutter(chunks, theme, selected, questions, s, next, Rect::new(area.x, y, gw, 1), buf);
             super::lint::mark(m, pane, theme, (s, next), (area.x + gw - 1, y), buf);
+            super::compare::mark(&changed, theme, (s, next), (area.x, y), buf);
             if let Some(mark) = band.as_ref().and_then(|b| band_mark(b, s, next)) {
                 buf.set_stringn(area.x, y, mark, 1, theme.accent.add_modifier(Modifier::BOLD));
             }

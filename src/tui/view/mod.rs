@@ -2,6 +2,7 @@
 //! model and writes a buffer; only visible lines are touched.
 
 pub mod chart;
+pub mod compare;
 pub mod doc;
 pub mod footer;
 pub mod lint;

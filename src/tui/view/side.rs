@@ -287,6 +287,12 @@ pub fn compare_stats(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         if let Some(line) = crate::tui::view::probe::summary_line(m, p, theme) {
             lines.insert(1.min(lines.len()), line);
         }
+        if p == 1 {
+            // Second, where the box (four rows high) always shows it.
+            if let Some(line) = super::compare::summary_line(m, theme) {
+                lines.insert(1.min(lines.len()), line);
+            }
+        }
         lines.push(Line::styled(option_summary(m, p), theme.dim));
         Paragraph::new(lines).render(inner, buf);
     }
