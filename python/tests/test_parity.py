@@ -30,11 +30,16 @@ def test_the_table_has_model_and_non_model_strategies() -> None:
 
 
 @pytest.mark.parametrize("strategy", NON_MODEL)
-def test_chunk_equals_the_cli_on_the_corpus(strategy: str) -> None:
+def test_chunk_equals_the_cli_on_the_corpus(strategy: str, tmp_path: Path) -> None:
     chunker = chunktui.Chunker(strategy=strategy)
+    # The CLI with the chunker's own config, as a pipeline would run both:
+    # without a config the CLI picks some defaults from the file (the
+    # `chinese` preset for CJK prose), which a text API cannot see.
+    config = tmp_path / "chunktui.toml"
+    config.write_text(chunker.to_toml(), encoding="utf-8")
     for path in corpus_files():
         text = read(path)
-        expected = cli_records(path, "--strategy", strategy)
+        expected = cli_records(path, "--config", str(config))
         got = python_records(chunker, text)
         assert len(got) == len(expected), f"{strategy} on {path.name}: {len(got)} chunks, the CLI {len(expected)}"
         for g, e in zip(got, expected):
@@ -63,10 +68,21 @@ def test_chunk_equals_the_cli_on_the_corpus(strategy: str) -> None:
 )
 def test_keywords_are_the_config_keys(kwargs: dict[str, Any], flags: list[str]) -> None:
     chunker = chunktui.Chunker(**kwargs)
+    if "--preset" not in flags:
+        flags = [*flags, "--preset", "english"]  # the keywords' default, whatever the file
     for path in corpus_files():
         if path.stat().st_size > 1_500_000:
             continue  # the settings are under test here, not the big files
         assert python_records(chunker, read(path)) == cli_records(path, *flags), path.name
+
+
+def test_the_clis_default_for_cjk_prose_is_the_chinese_preset() -> None:
+    # What `chunktui chunk zh.md` picks by itself, a Chunker is told.
+    chunker = chunktui.Chunker(strategy="recursive", recursive={"preset": "chinese"})
+    cjk = [p for p in corpus_files() if p.name.startswith("zh_")]
+    assert cjk
+    for path in cjk:
+        assert python_records(chunker, read(path)) == cli_records(path, "--strategy", "recursive"), path.name
 
 
 def test_from_config_reads_what_the_cli_writes(tmp_path: Path) -> None:
