@@ -4,11 +4,11 @@
 # source code), on 1 and 2 threads: files/s and MB/s, the scaling, and a check
 # that both outputs are byte-identical. Then the largest single file alone.
 #
-#   bash scripts/bench-corpus.sh [FILES]      # default 1200
+#   bash scripts/bench-corpus.sh [FILES]      # default 5000 (fewer runs too briefly to show the scaling)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${CHUNKTUI_CORPUS:-../shared/corpus}"
-want="${1:-1200}"
+want="${1:-5000}"
 cargo build --release --quiet
 bin=$PWD/target/release/chunktui
 work="$(mktemp -d)"
