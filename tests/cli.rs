@@ -356,7 +356,7 @@ fn mostly_chinese_prose_gets_the_chinese_separators_unless_told_otherwise() {
     // One long sentence, clauses split by full-width commas and no spaces:
     // the english separators can only cut it between characters.
     let clause = "分块决定了检索能找到什么";
-    let sentence = vec![clause; 12].join("，") + "。\n";
+    let sentence = [clause; 12].join("，") + "。\n";
     let d = Dir::new();
     let f = d.write("zh.md", sentence.repeat(3).as_bytes());
     let texts = |extra: &[&str]| -> Vec<String> {
