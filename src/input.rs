@@ -20,6 +20,9 @@ pub const DOCUMENT_LIMIT: u64 = 1 << 30;
 pub const CONFIG_LIMIT: u64 = MIB;
 /// tokenizer.json (`CHUNKTUI_MAX_TOKENIZER_MB`); the largest common ones are ~20 MB.
 pub const TOKENIZER_LIMIT: u64 = 64 * MIB;
+/// Question files for eval, sweep and the workbench (`CHUNKTUI_MAX_QUESTIONS_MB`):
+/// a hundred thousand questions with their references fit in a few MB.
+pub const QUESTIONS_LIMIT: u64 = 64 * MIB;
 /// Bytes looked at before the rest is read (the binary check reads as many).
 pub const HEAD: usize = 8192;
 /// A stream silent for this long at a terminal gets a "waiting for" notice.
@@ -62,6 +65,16 @@ impl Cap {
             what: "tokenizer file",
             raise: "raise the limit with CHUNKTUI_MAX_TOKENIZER_MB=N",
             streams: false,
+        })
+    }
+    /// A question file: read from a pipe too (`--queries -`).
+    pub fn questions() -> Result<Cap> {
+        let bytes = env_limit("CHUNKTUI_MAX_QUESTIONS_MB", QUESTIONS_LIMIT)?;
+        Ok(Cap {
+            bytes,
+            what: "question file",
+            raise: "split it, or raise the limit with CHUNKTUI_MAX_QUESTIONS_MB=N",
+            streams: true,
         })
     }
 }

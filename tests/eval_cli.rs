@@ -248,3 +248,26 @@ fn sweep_skips_what_cannot_work_and_lists_belong_to_sweep_only() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("lists of values to try are for `chunktui sweep`"));
 }
+
+#[test]
+fn an_oversized_question_file_is_refused_with_the_way_to_raise_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.jsonl");
+    std::fs::write(&big, "\n".repeat(2 << 20)).unwrap();
+    let run_eval = |queries: &std::path::Path, mb: Option<&str>| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["eval", "samples/guide.md", "--retriever", "bm25", "--queries"]).arg(queries);
+        if let Some(mb) = mb {
+            cmd.env("CHUNKTUI_MAX_QUESTIONS_MB", mb);
+        }
+        cmd.current_dir(root()).output().unwrap()
+    };
+    let out = run_eval(&big, Some("1"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("question file") && err.contains("CHUNKTUI_MAX_QUESTIONS_MB"), "{err}");
+    // An endless device stops at the default 64 MiB, not at the documents' 1 GiB.
+    let out = run_eval(std::path::Path::new("/dev/zero"), None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("question file"));
+}

@@ -72,8 +72,7 @@ pub struct QuestionSet {
 impl QuestionSet {
     /// Read a `.csv` (Chroma's layout) or JSONL file.
     pub fn load(path: &Path) -> Result<Self> {
-        let cap = crate::input::Cap { what: "question file", ..crate::input::Cap::document() };
-        let text = crate::input::read_text_capped(path, &cap)?;
+        let text = crate::input::read_text_capped(path, &crate::input::Cap::questions()?)?;
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
         if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
             Self::parse_csv(&text, &name)
