@@ -149,10 +149,12 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
 /// CJK. Reads only regular files (a pipe or device is left to the loader).
 fn mostly_cjk(file: &Path) -> bool {
     use std::io::Read;
-    let Ok(f) = std::fs::File::open(file) else { return false };
-    if !f.metadata().is_ok_and(|m| m.is_file()) {
+    // Stat before opening: opening a FIFO would block for a writer, and
+    // closing it again would throw away what the writer sent.
+    if !std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
         return false;
     }
+    let Ok(f) = std::fs::File::open(file) else { return false };
     let mut head = Vec::with_capacity(64 * 1024);
     if f.take(64 * 1024).read_to_end(&mut head).is_err() {
         return false;
