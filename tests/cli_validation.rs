@@ -18,7 +18,6 @@
 //! `scripts/test.sh` sets up); without them they fail and say what to run.
 #![cfg(feature = "cli")]
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 mod common;
 use common::Dir;
@@ -453,7 +452,7 @@ mod model {
     use super::*;
 
     /// The default model (`CHUNKTUI_MODEL_DIR`, set by scripts/test.sh) with ONNX Runtime.
-    fn default_model() -> PathBuf {
+    fn default_model() -> std::path::PathBuf {
         assert!(
             chunktui::embed::runtime::available(),
             "ONNX Runtime not found: run `eval \"$(bash scripts/setup-models.sh | grep '^export ')\"` \
@@ -575,7 +574,7 @@ mod model {
 
     /// A copy of the test model whose position table has a name chunktui
     /// does not know, so only ONNX Runtime finds out the input is too long.
-    fn anonymous_positions(d: &Dir) -> PathBuf {
+    fn anonymous_positions(d: &Dir) -> std::path::PathBuf {
         let dir = d.path("anonymous");
         std::fs::create_dir(&dir).unwrap();
         std::fs::copy(test_model_dir().join("tokenizer.json"), dir.join("tokenizer.json")).unwrap();

@@ -109,8 +109,9 @@ impl PyChunker {
     fn make(_py: Python<'_>, config: ChunkConfig) -> PyResult<Self> {
         if config.strategy.needs_model() && !chunktui::embed::runtime::available() {
             return Err(ModelError::new_err(format!(
-                "strategy '{}' needs ONNX Runtime, which was not found: `pip install onnxruntime` (or set \
-                 ORT_DYLIB_PATH to a libonnxruntime.so); the other strategies work without it",
+                "strategy '{}' needs ONNX Runtime, which was not found: `pip install onnxruntime` (or run \
+                 `chunktui setup`, or set ORT_DYLIB_PATH to a libonnxruntime.so); the other strategies work \
+                 without it",
                 config.strategy
             )));
         }

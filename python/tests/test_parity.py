@@ -167,6 +167,7 @@ def test_a_model_strategy_without_onnx_runtime_says_what_to_install() -> None:
     done = run_python(code, env)
     assert done.returncode == 0, done.stderr
     assert "needs ONNX Runtime" in done.stdout and "pip install onnxruntime" in done.stdout
+    assert "chunktui setup" in done.stdout
 
 
 def test_the_onnxruntime_packages_library_is_found() -> None:
