@@ -17,6 +17,7 @@
 //! assert_eq!(&text[chunks[0].range.clone()], "First paragraph here.");
 //! ```
 
+pub mod bpe;
 pub mod chunk;
 pub mod chunker;
 pub mod config;

@@ -16,7 +16,7 @@ pub const BUILTIN_TOKENIZERS: [&str; 2] = ["cl100k_base", "o200k_base"];
 /// A tokenizer that reports where each token sits in the text.
 #[derive(Clone)]
 pub enum Tokenizer {
-    Tiktoken { name: String, bpe: &'static tiktoken_rs::CoreBPE },
+    Tiktoken { name: String, bpe: &'static crate::bpe::Bpe },
     HuggingFace { name: String, inner: Arc<tokenizers::Tokenizer> },
 }
 
@@ -29,20 +29,17 @@ impl std::fmt::Debug for Tokenizer {
 impl Tokenizer {
     /// `cl100k_base`, `o200k_base`, `hf:PATH`, or a path ending in `.json`.
     pub fn load(spec: &str) -> Result<Self> {
-        match spec {
-            "cl100k_base" => Ok(Tokenizer::Tiktoken { name: spec.into(), bpe: tiktoken_rs::cl100k_base_singleton() }),
-            "o200k_base" => Ok(Tokenizer::Tiktoken { name: spec.into(), bpe: tiktoken_rs::o200k_base_singleton() }),
-            _ => {
-                let path = spec.strip_prefix("hf:").unwrap_or(spec);
-                if spec.starts_with("hf:") || path.ends_with(".json") {
-                    Self::load_hf(Path::new(path), spec)
-                } else {
-                    Err(Error::Tokenizer(format!(
-                        "unknown tokenizer '{spec}': use {} or hf:PATH to a tokenizer.json",
-                        BUILTIN_TOKENIZERS.join(", ")
-                    )))
-                }
-            }
+        if let Some(bpe) = crate::bpe::builtin(spec) {
+            return Ok(Tokenizer::Tiktoken { name: spec.into(), bpe });
+        }
+        let path = spec.strip_prefix("hf:").unwrap_or(spec);
+        if spec.starts_with("hf:") || path.ends_with(".json") {
+            Self::load_hf(Path::new(path), spec)
+        } else {
+            Err(Error::Tokenizer(format!(
+                "unknown tokenizer '{spec}': use {} or hf:PATH to a tokenizer.json",
+                BUILTIN_TOKENIZERS.join(", ")
+            )))
         }
     }
 
@@ -87,7 +84,7 @@ impl Tokenizer {
             .map(|seg| {
                 let text = &text[seg];
                 match self {
-                    Tokenizer::Tiktoken { bpe, .. } => bpe.encode_ordinary(text).len(),
+                    Tokenizer::Tiktoken { bpe, .. } => bpe.count(text),
                     Tokenizer::HuggingFace { inner, .. } => {
                         inner.encode_fast(text, false).map(|e| e.get_ids().len()).unwrap_or(0)
                     }
@@ -110,15 +107,11 @@ impl Tokenizer {
             let piece = &text[segment];
             match self {
                 Tokenizer::Tiktoken { bpe, .. } => {
-                    // Byte-level BPE is lossless: token byte lengths add up to the text.
-                    let ids = bpe.encode_ordinary(piece);
-                    spans.reserve(ids.len());
                     let mut pos = base;
-                    for id in ids {
-                        let len = bpe.decode_bytes(&[id]).map(|b| b.len()).unwrap_or(0);
+                    bpe.token_lens(piece, |len| {
                         spans.push((pos as u32, (pos + len) as u32));
                         pos += len;
-                    }
+                    });
                 }
                 Tokenizer::HuggingFace { inner, .. } => {
                     let enc = inner.encode(piece, false).map_err(|e| Error::Tokenizer(e.to_string()))?;

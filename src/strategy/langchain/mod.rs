@@ -65,7 +65,7 @@ impl<'a> LenFn<'a> {
 /// refuse the same texts LangChain refuses.
 pub(crate) fn check_special_tokens(text: &str, sizer: &Sizer) -> Result<()> {
     if let (Unit::Tokens, Some(Tokenizer::Tiktoken { bpe, name })) = (sizer.unit, &sizer.tokenizer) {
-        check_special_bpe(text, bpe, name)?;
+        check_special_bpe(text, bpe.core(), name)?;
     }
     Ok(())
 }

@@ -15,16 +15,13 @@ use crate::strategy::{Context, OverlapRule, SizeRule, Spec, Strategy};
 
 /// `size` of each chunk is its window's token count when `tokens_unit`, else left to be measured.
 pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw>> {
-    let bpe = match cfg.tokenizer.as_str() {
-        "cl100k_base" => tiktoken_rs::cl100k_base_singleton(),
-        "o200k_base" => tiktoken_rs::o200k_base_singleton(),
-        other => {
-            return Err(Error::config(format!(
-                "langchain-token needs a tiktoken encoding (cl100k_base or o200k_base), not '{other}'"
-            )))
-        }
+    let Some(bpe) = crate::bpe::builtin(&cfg.tokenizer) else {
+        return Err(Error::config(format!(
+            "langchain-token needs a tiktoken encoding (cl100k_base or o200k_base), not '{}'",
+            cfg.tokenizer
+        )));
     };
-    check_special_bpe(text, bpe, &cfg.tokenizer)?;
+    check_special_bpe(text, bpe.core(), &cfg.tokenizer)?;
     let (size, overlap) = (cfg.size, cfg.overlap);
     if size <= overlap {
         return Err(Error::config("tokens_per_chunk must be greater than chunk_overlap"));
@@ -62,16 +59,14 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw
 /// Encoded in the pieces [`crate::size::token_segments`] cuts: the same tokens
 /// as one whole encode, except next to a cut forced inside a run of over
 /// 192 KB with no space or line break (see there).
-fn token_offsets(text: &str, bpe: &tiktoken_rs::CoreBPE) -> Result<Vec<usize>> {
+fn token_offsets(text: &str, bpe: &crate::bpe::Bpe) -> Result<Vec<usize>> {
     let mut offsets = vec![0];
     let mut pos = 0usize;
     for seg in token_segments(text) {
-        let ids = bpe.encode_ordinary(&text[seg]);
-        offsets.reserve(ids.len());
-        for id in &ids {
-            pos += bpe.decode_bytes(std::slice::from_ref(id)).map_err(|e| Error::Tokenizer(e.to_string()))?.len();
+        bpe.token_lens(&text[seg], |len| {
+            pos += len;
             offsets.push(pos);
-        }
+        });
     }
     debug_assert_eq!(pos, text.len());
     Ok(offsets)
