@@ -14,22 +14,21 @@ from . import Chunker
 COLUMNS = ["id", "index", "start", "end", "char_start", "char_end", "size", "text", "meta"]
 
 
-def as_text(value: Any, where: str) -> str:
-    """A document as str: bytes (read_binary_files) are UTF-8."""
-    if isinstance(value, str):
+def as_text(value: Any, where: str) -> str | bytes:
+    """A document as the chunker takes it: str, or bytes (read_binary_files)
+    that the chunker checks for UTF-8 on its worker threads, not decoded here."""
+    if isinstance(value, (str, bytes)):
         return value
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise ValueError(f"{where} is not valid UTF-8 (byte {err.start}): convert it to UTF-8 first") from err
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
     raise TypeError(f"{where} is {type(value).__name__}: the text column must hold str or bytes")
 
 
-def text_id(text: str) -> str:
-    """A document's id when the data has none: a digest of its text, so the
-    chunks of one document share it from run to run."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+def text_id(text: str | bytes) -> str:
+    """A document's id when the data has none: a digest of its UTF-8 text, so
+    the chunks of one document share it from run to run, as str or bytes."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 def chunk_rows(

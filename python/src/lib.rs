@@ -4,11 +4,13 @@
 //! `chunk_many` return the same chunks as `chunktui chunk`.
 
 mod chunk;
+mod input;
 mod settings;
 
 use chunk::PyChunk;
 use chunktui::config::ChunkConfig;
 use chunktui::strategy::StrategyKind;
+use input::Input;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -42,22 +44,33 @@ impl PyChunker {
         Self::make(py, settings::build(Some(&base), overrides).map_err(to_py)?)
     }
 
-    /// Cut one text into chunks, in order.
-    fn chunk(&self, py: Python<'_>, text: String) -> PyResult<Vec<PyChunk>> {
-        let chunks = py.detach(|| self.inner.chunk(&text)).map_err(to_py)?;
-        Ok(chunk::records(&text, &chunks))
+    /// Cut one text (`str`, or UTF-8 `bytes`) into chunks, in order.
+    fn chunk(&self, py: Python<'_>, text: Bound<'_, PyAny>) -> PyResult<Vec<PyChunk>> {
+        let text = input::borrow(&text, "text")?;
+        py.detach(|| chunk_one(&self.inner, text)).map_err(to_py)
     }
 
-    /// Cut each text; one list of chunks per text, in input order. Runs
-    /// without the GIL on `threads` threads (default: every core).
+    /// Cut each text (`str`, or UTF-8 `bytes` such as a file's contents);
+    /// one list of chunks per text, in input order. Runs without the GIL on
+    /// `threads` threads (default: every core).
     #[pyo3(signature = (texts, threads = None))]
-    fn chunk_many(&self, py: Python<'_>, texts: Vec<String>, threads: Option<usize>) -> PyResult<Vec<Vec<PyChunk>>> {
+    fn chunk_many(
+        &self,
+        py: Python<'_>,
+        texts: Vec<Bound<'_, PyAny>>,
+        threads: Option<usize>,
+    ) -> PyResult<Vec<Vec<PyChunk>>> {
         let threads = match threads {
             Some(0) => return Err(PyValueError::new_err("threads must be at least 1 (or None for every core)")),
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
-        let results = py.detach(|| run_parallel(&self.inner, &texts, threads));
+        let inputs = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| input::borrow(t, &format!("texts[{i}]")))
+            .collect::<PyResult<Vec<_>>>()?;
+        let results = py.detach(|| run_parallel(&self.inner, &inputs, threads));
         results
             .into_iter()
             .enumerate()
@@ -122,8 +135,12 @@ impl PyChunker {
 /// The chunks of every text on `threads` threads. Texts are handed out
 /// largest first from a shared counter, so one big document does not leave
 /// the other threads idle at the end; results keep the input order.
-fn run_parallel(chunker: &chunktui::Chunker, texts: &[String], threads: usize) -> Vec<chunktui::Result<Vec<PyChunk>>> {
-    let one = |text: &String| chunker.chunk(text).map(|chunks| chunk::records(text, &chunks));
+fn run_parallel(
+    chunker: &chunktui::Chunker,
+    texts: &[Input<'_>],
+    threads: usize,
+) -> Vec<chunktui::Result<Vec<PyChunk>>> {
+    let one = |text: &Input<'_>| chunk_one(chunker, *text);
     let threads = threads.min(texts.len());
     if threads <= 1 {
         return texts.iter().map(one).collect();
@@ -150,6 +167,14 @@ fn run_parallel(chunker: &chunktui::Chunker, texts: &[String], threads: usize) -
         slots[i] = Some(r);
     }
     slots.into_iter().map(|r| r.expect("every text was chunked")).collect()
+}
+
+/// The chunks of one input as records; bytes are checked for UTF-8 here, on
+/// the worker thread, so that check runs in parallel too.
+fn chunk_one(chunker: &chunktui::Chunker, text: Input<'_>) -> chunktui::Result<Vec<PyChunk>> {
+    let text = text.as_str()?;
+    let chunks = chunker.chunk(text)?;
+    Ok(chunk::records(text, &chunks))
 }
 
 /// Rebuild a pickled chunker from its config JSON.

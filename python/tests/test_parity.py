@@ -115,6 +115,30 @@ def test_chunk_many_is_a_loop_of_chunk_in_order() -> None:
     assert chunker.chunk_many([]) == []
 
 
+def test_utf8_bytes_give_the_chunks_of_their_str() -> None:
+    texts = [read(p) for p in corpus_files()] + ["中文的句子。" * 400, ""]
+    chunker = chunktui.Chunker(strategy="recursive", size=300, overlap=30)
+    as_str = chunker.chunk_many(texts)
+    as_bytes = chunker.chunk_many([t.encode("utf-8") for t in texts], threads=2)
+    assert as_bytes == as_str
+    assert chunker.chunk(texts[-2].encode("utf-8")) == as_str[-2]
+    mixed = chunker.chunk_many([texts[0], texts[1].encode("utf-8")])
+    assert mixed == as_str[:2]
+
+
+def test_bad_texts_name_their_position_and_what_to_do() -> None:
+    chunker = chunktui.Chunker(size=100, overlap=10)
+    bad = "déjà vu".encode("utf-8")[:2] + b" and more"  # cut inside the é
+    with pytest.raises(ValueError, match=r"^texts\[1\]: the text is not valid UTF-8 \(byte 1\): decode it"):
+        chunker.chunk_many(["fine", bad], threads=2)
+    with pytest.raises(ValueError, match=r"^the text is not valid UTF-8 \(byte 1\)"):
+        chunker.chunk(bad)
+    with pytest.raises(TypeError, match=r"^texts\[0\] is int: pass str, or bytes holding UTF-8"):
+        chunker.chunk_many([7])  # type: ignore[list-item]  # the mistake under test
+    with pytest.raises(TypeError, match=r"^text is NoneType"):
+        chunker.chunk(None)  # type: ignore[arg-type]  # the mistake under test
+
+
 def test_bad_settings_are_value_errors_with_the_cli_message() -> None:
     cases: list[tuple[dict[str, Any], list[str]]] = [
         ({"size": 0}, ["--size", "0"]),

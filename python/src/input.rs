@@ -1,0 +1,49 @@
+//! A text handed in from Python, borrowed without a copy: a `str`'s UTF-8
+//! form (which CPython keeps with the string once asked for it), or a
+//! `bytes` object's buffer, checked for UTF-8 later on a worker thread.
+//! Copying every document into Rust under the GIL was the largest serial
+//! part of `chunk_many` on character units.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+#[derive(Clone, Copy)]
+pub enum Input<'a> {
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Input<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            Input::Str(s) => s.len(),
+            Input::Bytes(b) => b.len(),
+        }
+    }
+
+    /// The text, or chunktui's input error naming the first bad byte.
+    pub fn as_str(self) -> chunktui::Result<&'a str> {
+        match self {
+            Input::Str(s) => Ok(s),
+            Input::Bytes(b) => std::str::from_utf8(b).map_err(|e| {
+                chunktui::Error::input(format!(
+                    "the text is not valid UTF-8 (byte {}): decode it to str first, or convert the file to UTF-8",
+                    e.valid_up_to()
+                ))
+            }),
+        }
+    }
+}
+
+/// `value` as an [`Input`] borrowed from it; `what` names it in errors.
+pub fn borrow<'a>(value: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Input<'a>> {
+    if let Ok(s) = value.cast::<PyString>() {
+        return s.to_str().map(Input::Str).map_err(|e| PyValueError::new_err(format!("{what}: {e}")));
+    }
+    if let Ok(b) = value.cast::<PyBytes>() {
+        return Ok(Input::Bytes(b.as_bytes()));
+    }
+    let kind = value.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
+    Err(PyTypeError::new_err(format!("{what} is {kind}: pass str, or bytes holding UTF-8")))
+}
