@@ -10,7 +10,10 @@ with the same size and overlap.
 The corpus (CHUNKTUI_CORPUS, default ../shared/corpus) is read two ways:
 whole (4 documents: Python against the CLI, which runs once per file) and
 cut into ~64 KiB pieces at blank lines (chunk_many's usual work, many
-documents: one 3 MB novel cannot be shared between two threads).
+documents: one 3 MB novel cannot be shared between two threads), handed
+over as `str` and as the UTF-8 `bytes` a file holds (a `str` must be encoded
+to UTF-8 under the GIL, one thread at a time; bytes are checked on the
+worker threads).
 
 Every Python measurement runs in a fresh process, as the CLI does: chunktui
 keeps a process-wide memo of token counts, so chunking the same text again
@@ -80,8 +83,11 @@ def child(who: str, setting: str, split: bool) -> tuple[float, float]:
 
         ch = chunktui.Chunker(strategy="recursive", **kwargs)
         threads = int(who.split(":")[1])
+        # "chunktui-bytes": the documents as a file's bytes, which the
+        # chunker reads without the str -> UTF-8 encoding under the GIL.
+        inputs: list[str] | list[bytes] = [d.encode("utf-8") for d in docs] if "bytes" in who else docs
         started, cpu = time.perf_counter(), time.process_time()
-        ch.chunk_many(docs, threads=threads)
+        ch.chunk_many(inputs, threads=threads)
         return time.perf_counter() - started, time.process_time() - cpu
     if who == "langchain":
         from langchain_text_splitters import RecursiveCharacterTextSplitter
@@ -186,6 +192,8 @@ def main() -> None:
         wall, inner = cli(args.cli, setting, args.repeat)
         one, _ = measure("chunktui:1", setting, True, args.repeat)
         two, two_cpu = measure("chunktui:2", setting, True, args.repeat)
+        one_b, _ = measure("chunktui-bytes:1", setting, True, args.repeat)
+        two_b, _ = measure("chunktui-bytes:2", setting, True, args.repeat)
         ceiling = control()
         rows = [
             ("chunktui Python, chunk_many, 1 thread, 4 files", one_whole),
@@ -193,13 +201,16 @@ def main() -> None:
             ("chunktui CLI, 1 core, 4 files (chunking alone, `chunktui stats`)", inner),
             (f"chunktui Python, chunk_many, 1 thread, {n_pieces} pieces", one),
             (f"chunktui Python, chunk_many, 2 threads, {n_pieces} pieces", two),
+            (f"chunktui Python, chunk_many on bytes, 1 thread, {n_pieces} pieces", one_b),
+            (f"chunktui Python, chunk_many on bytes, 2 threads, {n_pieces} pieces", two_b),
         ]
         if setting.startswith("chars"):
             rows.append(("LangChain RecursiveCharacterTextSplitter, 4 files", measure("langchain", setting, False, 1)[0]))
         rows.append(("semantic-text-splitter (text-splitter), 4 files", measure("text-splitter", setting, False, 1)[0]))
         lines += [f"| {setting} | {who} | {s:.3f} | {mb / s:.1f} |" for who, s in rows]
         summary.append(
-            f"{setting}: 2 threads {one / two:.2f}x faster than 1 (busy {two_cpu / two:.2f} cores on average; "
+            f"{setting}: 2 threads {one / two:.2f}x faster than 1 on str, {one_b / two_b:.2f}x on bytes "
+            f"(busy {two_cpu / two:.2f} cores on average on str; "
             f"two hashing threads were {ceiling:.2f}x faster than one right after); "
             f"Python 1 thread {one_whole / wall:.2f}x the "
             f"CLI's wall time ({one_whole / inner:.2f}x its chunking alone)"
