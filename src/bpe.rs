@@ -50,6 +50,9 @@ pub fn builtin(name: &str) -> Option<&'static Bpe> {
     }
 }
 
+/// From this length tiktoken merges a piece with its heap-based algorithm.
+const LARGE_PIECE: usize = 100;
+
 thread_local! {
     /// This thread's compiled pre-tokenizers, by pattern.
     static REGEXES: RefCell<Vec<(&'static str, Rc<Regex>)>> = const { RefCell::new(Vec::new()) };
@@ -122,9 +125,25 @@ impl Bpe {
     fn piece(&self, piece: &[u8], each: &mut impl FnMut(usize)) {
         if piece.len() <= 1 || self.ranks.contains_key(piece) {
             each(piece.len());
-        } else {
+        } else if piece.len() < LARGE_PIECE {
             for part in tiktoken_rs::byte_pair_split(piece, &self.ranks) {
                 each(part.len());
+            }
+        } else {
+            // `byte_pair_split` merges in quadratic time; tiktoken switches to
+            // its heap-based merge from 100 bytes on, reachable only through
+            // `encode_ordinary`. Pre-tokenizing one pre-token again yields
+            // that same piece (the patterns' anchors and lookaheads only ever
+            // let it end where it ended), so these are its tokens. Pieces
+            // this long are rare (runs of letters, spaces or punctuation), so
+            // the shared regex's slow path costs nothing here.
+            match std::str::from_utf8(piece) {
+                Ok(text) => {
+                    for id in self.core.encode_ordinary(text) {
+                        each(self.core.decode_bytes(&[id]).map_or(0, |b| b.len()));
+                    }
+                }
+                Err(_) => each(piece.len()),
             }
         }
     }
@@ -175,6 +194,16 @@ mod tests {
         for bpe in [&*CL100K, &*O200K] {
             assert_eq!(ours(bpe, text), tiktoken_lens(bpe, text), "{}", bpe.name);
             assert_eq!(bpe.count(text), bpe.core.encode_ordinary(text).len());
+        }
+    }
+
+    #[test]
+    fn long_runs_of_letters_spaces_and_punctuation_are_quick_and_exact() {
+        let letters = "abcdefghij".repeat(20_000);
+        let cjk = "中文没有空格".repeat(5_000);
+        let text = format!("{letters} {cjk}{}x{}\n{}\n\n  y", " ".repeat(300), "!?-".repeat(500), "\t ".repeat(200));
+        for bpe in [&*CL100K, &*O200K] {
+            assert_eq!(ours(bpe, &text), tiktoken_lens(bpe, &text), "{}", bpe.name);
         }
     }
 
