@@ -31,6 +31,9 @@ pub struct Bpe {
     core: &'static CoreBPE,
     /// Token bytes to rank, for the ordinary (not special) tokens.
     ranks: FxHashMap<Vec<u8>, Rank>,
+    /// The byte length of every ordinary token, by rank: what a token id
+    /// from `core` measures, without decoding it.
+    lens: Vec<u32>,
     /// False if the pattern did not compile here (never expected): then every
     /// call goes through `core`, slower on many threads but the same tokens.
     own_regex: bool,
@@ -64,15 +67,17 @@ impl Bpe {
         // Ordinary ranks run from 0 without a gap in both encodings; the
         // special tokens sit after them (cl100k: 100257, o200k: 199999).
         let mut ranks = FxHashMap::default();
+        let mut lens = Vec::new();
         for rank in 0.. {
             let Ok(bytes) = core.decode_bytes(&[rank]) else { break };
             if std::str::from_utf8(&bytes).is_ok_and(|s| specials.contains(s)) {
                 break;
             }
+            lens.push(bytes.len() as u32);
             ranks.insert(bytes, rank);
         }
         let own_regex = Regex::new(pattern).is_ok();
-        Bpe { name, pattern, core, ranks, own_regex }
+        Bpe { name, pattern, core, ranks, lens, own_regex }
     }
 
     pub fn name(&self) -> &'static str {
@@ -96,23 +101,20 @@ impl Bpe {
     /// lengths add up to `text.len()`.
     pub fn token_lens(&self, text: &str, mut each: impl FnMut(usize)) {
         let Some(regex) = self.own_regex.then(|| self.regex()).flatten() else {
-            for id in self.core.encode_ordinary(text) {
-                each(self.core.decode_bytes(&[id]).map_or(0, |b| b.len()));
-            }
-            return;
+            return self.core_lens(text, &mut each);
         };
         let mut done = 0;
         for found in regex.find_iter(text) {
             match found {
                 Ok(m) => {
-                    self.piece(m.as_str().as_bytes(), &mut each);
+                    self.piece(m.as_str(), &mut each);
                     done = m.end();
                 }
                 Err(_) => {
                     // Past the backtracking limit, where tiktoken itself
                     // panics: the rest one character per piece, never a panic.
                     for (i, c) in text[done..].char_indices() {
-                        self.piece(&text.as_bytes()[done + i..done + i + c.len_utf8()], &mut each);
+                        self.piece(&text[done + i..done + i + c.len_utf8()], &mut each);
                     }
                     return;
                 }
@@ -122,11 +124,12 @@ impl Bpe {
 
     /// One pre-token: a single token when it is in the vocabulary, else its
     /// byte-pair merges.
-    fn piece(&self, piece: &[u8], each: &mut impl FnMut(usize)) {
-        if piece.len() <= 1 || self.ranks.contains_key(piece) {
-            each(piece.len());
-        } else if piece.len() < LARGE_PIECE {
-            for part in tiktoken_rs::byte_pair_split(piece, &self.ranks) {
+    fn piece(&self, piece: &str, each: &mut impl FnMut(usize)) {
+        let bytes = piece.as_bytes();
+        if bytes.len() <= 1 || self.ranks.contains_key(bytes) {
+            each(bytes.len());
+        } else if bytes.len() < LARGE_PIECE {
+            for part in tiktoken_rs::byte_pair_split(bytes, &self.ranks) {
                 each(part.len());
             }
         } else {
@@ -137,14 +140,14 @@ impl Bpe {
             // let it end where it ended), so these are its tokens. Pieces
             // this long are rare (runs of letters, spaces or punctuation), so
             // the shared regex's slow path costs nothing here.
-            match std::str::from_utf8(piece) {
-                Ok(text) => {
-                    for id in self.core.encode_ordinary(text) {
-                        each(self.core.decode_bytes(&[id]).map_or(0, |b| b.len()));
-                    }
-                }
-                Err(_) => each(piece.len()),
-            }
+            self.core_lens(piece, each);
+        }
+    }
+
+    /// The length of every token of tiktoken's own `encode_ordinary(text)`.
+    fn core_lens(&self, text: &str, each: &mut impl FnMut(usize)) {
+        for id in self.core.encode_ordinary(text) {
+            each(self.lens.get(id as usize).map_or(0, |&n| n as usize));
         }
     }
 
@@ -181,6 +184,10 @@ mod tests {
     fn the_rank_tables_hold_every_ordinary_token_and_no_special_one() {
         assert_eq!(CL100K.ranks.len(), 100_256);
         assert_eq!(O200K.ranks.len(), 199_998);
+        for bpe in [&*CL100K, &*O200K] {
+            assert_eq!(bpe.lens.len(), bpe.ranks.len());
+            assert!(bpe.ranks.iter().all(|(bytes, &rank)| bpe.lens[rank as usize] as usize == bytes.len()));
+        }
         for bpe in [&*CL100K, &*O200K] {
             for s in bpe.core.special_tokens() {
                 assert!(!bpe.ranks.contains_key(s.as_bytes()), "{s}");
