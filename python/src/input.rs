@@ -26,10 +26,12 @@ impl<'a> Input<'a> {
     pub fn as_str(self) -> chunktui::Result<&'a str> {
         match self {
             Input::Str(s) => Ok(s),
-            Input::Bytes(b) => std::str::from_utf8(b).map_err(|e| {
+            // The fast check first; only a failed one is checked again to
+            // find the bad byte.
+            Input::Bytes(b) => simdutf8::basic::from_utf8(b).map_err(|_| {
+                let bad = simdutf8::compat::from_utf8(b).map_or_else(|e| e.valid_up_to(), |_| b.len());
                 chunktui::Error::input(format!(
-                    "the text is not valid UTF-8 (byte {}): decode it to str first, or convert the file to UTF-8",
-                    e.valid_up_to()
+                    "the text is not valid UTF-8 (byte {bad}): decode it to str first, or convert the file to UTF-8"
                 ))
             }),
         }

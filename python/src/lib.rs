@@ -5,18 +5,17 @@
 
 mod chunk;
 mod input;
+mod many;
 mod settings;
 
 use chunk::PyChunk;
 use chunktui::config::ChunkConfig;
 use chunktui::strategy::StrategyKind;
-use input::Input;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use settings::{to_py, ModelError};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[pyclass(frozen, module = "chunktui", name = "Chunker")]
 struct PyChunker {
@@ -45,43 +44,28 @@ impl PyChunker {
     }
 
     /// Cut one text (`str`, or UTF-8 `bytes`) into chunks, in order.
-    fn chunk(&self, py: Python<'_>, text: Bound<'_, PyAny>) -> PyResult<Vec<PyChunk>> {
-        let text = input::borrow(&text, "text")?;
-        py.detach(|| chunk_one(&self.inner, text)).map_err(to_py)
+    fn chunk<'py>(&self, py: Python<'py>, text: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let input = input::borrow(&text, "text")?;
+        let rows = py.detach(|| many::chunk_one(&self.inner, input)).map_err(to_py)?;
+        many::wrap(py, &text, rows)
     }
 
     /// Cut each text (`str`, or UTF-8 `bytes` such as a file's contents);
     /// one list of chunks per text, in input order. Runs without the GIL on
     /// `threads` threads (default: every core).
     #[pyo3(signature = (texts, threads = None))]
-    fn chunk_many(
+    fn chunk_many<'py>(
         &self,
-        py: Python<'_>,
-        texts: Vec<Bound<'_, PyAny>>,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyAny>>,
         threads: Option<usize>,
-    ) -> PyResult<Vec<Vec<PyChunk>>> {
+    ) -> PyResult<Vec<Bound<'py, PyList>>> {
         let threads = match threads {
             Some(0) => return Err(PyValueError::new_err("threads must be at least 1 (or None for every core)")),
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
-        let inputs = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| input::borrow(t, &format!("texts[{i}]")))
-            .collect::<PyResult<Vec<_>>>()?;
-        let results = py.detach(|| run_parallel(&self.inner, &inputs, threads));
-        results
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| {
-                r.map_err(|e| {
-                    let err = to_py(e);
-                    let msg = format!("texts[{i}]: {}", err.value(py));
-                    PyErr::from_type(err.get_type(py), msg)
-                })
-            })
-            .collect()
+        many::chunk_many(py, &self.inner, &texts, threads)
     }
 
     /// The size of `text` in the config's unit.
@@ -130,51 +114,6 @@ impl PyChunker {
         }
         Ok(PyChunker { inner: chunktui::Chunker::new(&config).map_err(to_py)? })
     }
-}
-
-/// The chunks of every text on `threads` threads. Texts are handed out
-/// largest first from a shared counter, so one big document does not leave
-/// the other threads idle at the end; results keep the input order.
-fn run_parallel(
-    chunker: &chunktui::Chunker,
-    texts: &[Input<'_>],
-    threads: usize,
-) -> Vec<chunktui::Result<Vec<PyChunk>>> {
-    let one = |text: &Input<'_>| chunk_one(chunker, *text);
-    let threads = threads.min(texts.len());
-    if threads <= 1 {
-        return texts.iter().map(one).collect();
-    }
-    let mut order: Vec<usize> = (0..texts.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
-    let next = AtomicUsize::new(0);
-    let done: Vec<Vec<(usize, chunktui::Result<Vec<PyChunk>>)>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        mine.push((i, one(&texts[i])));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    });
-    let mut slots: Vec<Option<chunktui::Result<Vec<PyChunk>>>> = texts.iter().map(|_| None).collect();
-    for (i, r) in done.into_iter().flatten() {
-        slots[i] = Some(r);
-    }
-    slots.into_iter().map(|r| r.expect("every text was chunked")).collect()
-}
-
-/// The chunks of one input as records; bytes are checked for UTF-8 here, on
-/// the worker thread, so that check runs in parallel too.
-fn chunk_one(chunker: &chunktui::Chunker, text: Input<'_>) -> chunktui::Result<Vec<PyChunk>> {
-    let text = text.as_str()?;
-    let chunks = chunker.chunk(text)?;
-    Ok(chunk::records(text, &chunks))
 }
 
 /// Rebuild a pickled chunker from its config JSON.

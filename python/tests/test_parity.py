@@ -5,6 +5,7 @@ CLI's message."""
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import subprocess
@@ -137,6 +138,36 @@ def test_bad_texts_name_their_position_and_what_to_do() -> None:
         chunker.chunk_many([7])  # type: ignore[list-item]  # the mistake under test
     with pytest.raises(TypeError, match=r"^text is NoneType"):
         chunker.chunk(None)  # type: ignore[arg-type]  # the mistake under test
+
+
+def test_the_first_bad_text_in_input_order_is_the_error() -> None:
+    # Largest first: the bad text at index 3 is chunked before the one at
+    # index 1, and the error is still about index 1.
+    chunker = chunktui.Chunker(size=100, overlap=10)
+    texts: list[str | bytes] = ["fine", b"\xff small", b"big " * 50_000, b"big " * 60_000 + b"\xc3"]
+    with pytest.raises(ValueError, match=r"^texts\[1\]: the text is not valid UTF-8 \(byte 0\)"):
+        chunker.chunk_many(texts, threads=2)
+
+
+def test_a_chunks_text_is_cut_from_the_text_passed_in() -> None:
+    text = read(corpus_files()[0])[:20_000] + "\n\n中文的句子。" * 300
+    chunker = chunktui.Chunker(strategy="recursive", size=300, overlap=30)
+    for as_bytes in [False, True]:
+        # A text of its own, which only the chunks hold once it is deleted.
+        source: str | bytes = text.encode("utf-8") if as_bytes else (text + "!")[:-1]
+        chunks = chunker.chunk_many([source, source], threads=2)[1]
+        del source
+        gc.collect()  # the chunks keep the text they are cut from alive
+        for c in chunks:
+            assert c.text == text[c.char_start : c.char_end]
+            assert c.text.encode("utf-8") == text.encode("utf-8")[c.start : c.end]
+            assert c.to_dict()["text"] == c.text
+        assert repr(chunks[-1]).startswith(f"Chunk(index={len(chunks) - 1}, start=")
+    # LangChain-compatible chunks whose text was rewritten (joined pieces) keep it.
+    joined = chunktui.Chunker(strategy="langchain-character", size=40, overlap=0, langchain={"separator": " "})
+    words = "one two  three four five six seven eight nine ten eleven twelve"
+    assert [c.text for c in joined.chunk(words.encode("utf-8"))] == [c.text for c in joined.chunk(words)]
+    assert any(c.text != words[c.char_start : c.char_end] for c in joined.chunk(words))
 
 
 def test_bad_settings_are_value_errors_with_the_cli_message() -> None:
