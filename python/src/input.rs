@@ -15,13 +15,6 @@ pub enum Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    pub fn len(&self) -> usize {
-        match self {
-            Input::Str(s) => s.len(),
-            Input::Bytes(b) => b.len(),
-        }
-    }
-
     /// The text, or chunktui's input error naming the first bad byte.
     pub fn as_str(self) -> chunktui::Result<&'a str> {
         match self {
@@ -39,6 +32,8 @@ impl<'a> Input<'a> {
 }
 
 /// `value` as an [`Input`] borrowed from it; `what` names it in errors.
+/// A `str` that is not ASCII is encoded to UTF-8 here, under the GIL, once
+/// (CPython keeps the encoded form with the string).
 pub fn borrow<'a>(value: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Input<'a>> {
     if let Ok(s) = value.cast::<PyString>() {
         return s.to_str().map(Input::Str).map_err(|e| PyValueError::new_err(format!("{what}: {e}")));
@@ -46,6 +41,20 @@ pub fn borrow<'a>(value: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Input<'a>
     if let Ok(b) = value.cast::<PyBytes>() {
         return Ok(Input::Bytes(b.as_bytes()));
     }
+    Err(type_error(value, what))
+}
+
+/// The `TypeError` of [`borrow`] for anything but `str` and `bytes`, found
+/// without encoding anything.
+pub fn check_type(value: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
+    if value.is_instance_of::<PyString>() || value.is_instance_of::<PyBytes>() {
+        Ok(())
+    } else {
+        Err(type_error(value, what))
+    }
+}
+
+fn type_error(value: &Bound<'_, PyAny>, what: &str) -> PyErr {
     let kind = value.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
-    Err(PyTypeError::new_err(format!("{what} is {kind}: pass str, or bytes holding UTF-8")))
+    PyTypeError::new_err(format!("{what} is {kind}: pass str, or bytes holding UTF-8"))
 }

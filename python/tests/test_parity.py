@@ -134,6 +134,9 @@ def test_bad_texts_name_their_position_and_what_to_do() -> None:
         chunker.chunk_many(["fine", bad], threads=2)
     with pytest.raises(ValueError, match=r"^the text is not valid UTF-8 \(byte 1\)"):
         chunker.chunk(bad)
+    for threads in [1, 2]:  # a str that has no UTF-8 form (a lone surrogate)
+        with pytest.raises(ValueError, match=r"^texts\[1\]: .*surrogate"):
+            chunker.chunk_many(["fine", "lone \ud800 surrogate", b"\xff"], threads=threads)
     with pytest.raises(TypeError, match=r"^texts\[0\] is int: pass str, or bytes holding UTF-8"):
         chunker.chunk_many([7])  # type: ignore[list-item]  # the mistake under test
     with pytest.raises(TypeError, match=r"^text is NoneType"):
