@@ -1,11 +1,11 @@
-//! `Chunker.chunk_many`: the texts are chunked on worker threads without the
-//! GIL, while the calling thread does what needs the GIL: it encodes each
-//! `str` to UTF-8 and hands it to the workers, then turns each finished
-//! text's chunks into Python objects. Done before and after all the
-//! chunking, on one thread, that work was the part of the call a second
-//! thread could not share (on character units, where chunking is quick, a
-//! fifth of it for `str`). Overlapped with the chunking, it is spread over
-//! the cores with the rest.
+//! `Chunker.chunk_many`: the texts are chunked on `threads` threads without
+//! the GIL. The calling thread is one of them, and also does what needs the
+//! GIL: it encodes each `str` to UTF-8 and hands it to the others, and it
+//! turns finished texts' chunks into Python objects between the texts it
+//! chunks itself. Done before and after all the chunking, on one thread,
+//! that work was the part of the call a second thread could not share (on
+//! character units, where chunking is quick, a fifth of it for `str`); a
+//! separate thread for it would make three threads take turns on two cores.
 
 use crate::chunk::Row;
 use crate::input::{self, Input};
@@ -27,26 +27,10 @@ pub fn chunk_many<'py>(
     for (i, t) in texts.iter().enumerate() {
         input::check_type(t, &name(i))?;
     }
-    let mut lists: Vec<Option<PyResult<Bound<'py, PyList>>>> = texts.iter().map(|_| None).collect();
     let made = |i: usize, rows: chunktui::Result<Vec<Row>>| {
         Some(rows.map_err(|e| indexed(py, i, to_py(e))).and_then(|rows| wrap(py, &texts[i], rows)))
     };
-    let threads = threads.min(texts.len());
-    if threads <= 1 {
-        // One thread in all: encode, chunk without the GIL, make the objects.
-        let inputs: Vec<PyResult<Input<'_>>> =
-            texts.iter().enumerate().map(|(i, t)| input::borrow(t, &name(i))).collect();
-        let results =
-            py.detach(|| inputs.iter().map(|t| t.as_ref().ok().map(|t| chunk_one(chunker, *t))).collect::<Vec<_>>());
-        for (i, (input, rows)) in inputs.into_iter().zip(results).enumerate() {
-            match (input, rows) {
-                (Err(e), _) => lists[i] = Some(Err(e)),
-                (Ok(_), Some(rows)) => lists[i] = made(i, rows),
-                (Ok(_), None) => unreachable!("every borrowed text was chunked"),
-            }
-        }
-        return lists.into_iter().map(|l| l.expect("every text was chunked")).collect();
-    }
+    let mut lists: Vec<Option<PyResult<Bound<'py, PyList>>>> = texts.iter().map(|_| None).collect();
     // Largest first, so one big document does not leave the other threads
     // idle at the end (a str's length in code points is a fair guess of its
     // UTF-8 size, and costs nothing to read).
@@ -54,13 +38,21 @@ pub fn chunk_many<'py>(
     order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len().unwrap_or(0)));
     let (to_do, work) = mpsc::channel::<(usize, Input<'_>)>();
     let work = Mutex::new(work);
+    // A poisoned lock (a thread panicked) ends the taking.
+    let take = |wait: bool| {
+        let work = work.lock().ok()?;
+        if wait {
+            work.recv().ok()
+        } else {
+            work.try_recv().ok()
+        }
+    };
     let (done, mut finished) = mpsc::channel();
     std::thread::scope(|s| {
-        for _ in 0..threads {
-            let (done, work) = (done.clone(), &work);
+        for _ in 1..threads.min(texts.len()) {
+            let done = done.clone();
             s.spawn(move || {
-                // A poisoned lock (another worker panicked) ends this one too.
-                while let Some((i, text)) = work.lock().ok().and_then(|w| w.recv().ok()) {
+                while let Some((i, text)) = take(true) {
                     if done.send((i, chunk_one(chunker, text))).is_err() {
                         return;
                     }
@@ -70,14 +62,22 @@ pub fn chunk_many<'py>(
         drop(done);
         for &i in &order {
             match input::borrow(&texts[i], &name(i)) {
-                // The workers outlive neither the scope nor `to_do`.
-                Ok(text) => to_do.send((i, text)).expect("the workers wait for work"),
+                // The other threads wait for work until `to_do` is dropped.
+                Ok(text) => to_do.send((i, text)).expect("the queue lives as long as this scope"),
                 Err(e) => lists[i] = Some(Err(e)),
             }
         }
         drop(to_do);
-        // Wait without the GIL (other Python threads run meanwhile); the
-        // receiver goes to the waiting side and back, as it is not Sync.
+        while let Some((i, text)) = take(false) {
+            let rows = py.detach(|| chunk_one(chunker, text));
+            lists[i] = made(i, rows);
+            while let Ok((i, rows)) = finished.try_recv() {
+                lists[i] = made(i, rows);
+            }
+        }
+        // Wait without the GIL for the texts still being chunked (other
+        // Python threads run meanwhile); the receiver goes to the waiting
+        // side and back, as it is not Sync.
         loop {
             let (receiver, next) = py.detach(move || {
                 let next = finished.recv();
