@@ -19,8 +19,8 @@ Every Python measurement runs in a fresh process, as the CLI does: chunktui
 keeps a process-wide memo of token counts, so chunking the same text again
 in one process is faster than chunking it once. Character units, which no
 memo serves, are also timed warm (the best of five calls after a first one):
-their whole corpus takes ~40 ms, of which a fresh process's first call on
-two threads spends a good part warming up. The chunker is built (the
+their whole corpus takes 5-15 ms, where a fresh process's first call pays
+for cold caches and, for `str`, CPython's UTF-8 encoding. The chunker is built (the
 tokenizer loaded) before the clock starts. The CLI's time is its wall time
 per file (reading, tokenizer, JSON writing included) and, beside it, the
 chunking alone as `chunktui stats` reports it. Times are the best of
@@ -217,8 +217,8 @@ def main() -> None:
         ]
         warm_note = ""
         if setting.startswith("chars"):
-            # 40 ms of work: a fresh process's first call is mostly warm-up
-            # (a new thread's malloc arena and regex caches start cold).
+            # 5-15 ms of work: a fresh process's first call also pays for
+            # cold caches (and, for str, CPython's UTF-8 encoding).
             one_w = measure("chunktui-bytes:1", setting, True, args.repeat, warm=True)[0]
             two_w = measure("chunktui-bytes:2", setting, True, args.repeat, warm=True)[0]
             rows.append((f"chunktui Python, chunk_many on bytes, 1 thread, {n_pieces} pieces, warm", one_w))
