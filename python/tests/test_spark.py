@@ -1,0 +1,92 @@
+"""The README's Spark lines, run as written on a local Spark (pyspark, two
+threads), give for a directory made from the corpus exactly `chunktui
+chunk`'s chunks of each file. Needs a Java runtime (scripts/test.sh installs
+Debian's openjdk-17-jre-headless when there is none)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chunktui
+import chunktui.rows
+from pkgtest import REPO, cli_records, corpus_files, pieces, read
+
+PIECE = 150_000
+
+
+def readme_spark_lines() -> str:
+    """The Python block under the README's **Spark** paragraph."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"\*\*Spark\*\*.*?```python\n(.*?)```", readme, re.S)
+    assert found, "README.md has no **Spark** paragraph with a ```python block"
+    return found.group(1)
+
+
+@contextmanager
+def local_spark() -> Iterator[Any]:
+    """A local Spark on two threads. Its JVM starts in the current directory
+    and resolves relative paths from there, so create it after a chdir."""
+    if shutil.which("java") is None:
+        pytest.fail("Spark needs a Java runtime: apt-get install openjdk-17-jre-headless (scripts/test.sh does)")
+    # Spark's Python workers run this Python, which has chunktui installed.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("chunktui-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def test_the_readme_spark_lines_give_the_clis_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for path in corpus_files():
+        for i, piece in enumerate(pieces(read(path), PIECE)):
+            (docs / f"{path.stem}-{i:03}.md").write_bytes(piece.encode("utf-8"))
+    files = sorted(docs.iterdir())
+    assert len(files) > 20
+    (tmp_path / "chunktui.toml").write_text(
+        chunktui.Chunker(strategy="markdown", unit="tokens", size=300, overlap=30).to_toml(), encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)  # the lines read docs/ and chunktui.toml
+
+    with ExitStack() as stack, warnings.catch_warnings():
+        # pyspark 4.3 warns that its pandas 3 support is not complete;
+        # mapInPandas on these columns is what this test checks.
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+        spark = stack.enter_context(local_spark())
+        scope: dict[str, Any] = {"spark": spark}
+        exec(readme_spark_lines(), scope)  # noqa: S102  # the README's own lines, as a user runs them
+        rows = [r.asDict() for r in scope["chunks"].collect()]
+
+    assert set(rows[0]) == set(chunktui.rows.COLUMNS)
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_file.setdefault(Path(row["id"].removeprefix("file:")).name, []).append(row)
+    assert sorted(by_file) == [f.name for f in files]
+    columns = [k for k in chunktui.rows.COLUMNS if k != "id"]
+    for f in files:
+        got = sorted(by_file[f.name], key=lambda r: int(r["index"]))
+        want = cli_records(f, "--config", str(tmp_path / "chunktui.toml"))
+        assert [{k: (json.loads(r[k]) if k == "meta" else r[k]) for k in columns} for r in got] == [
+            {k: e[k] for k in columns} for e in want
+        ], f.name
