@@ -30,7 +30,9 @@ class Chunk:
     def size(self) -> int:
         """Size in the config's unit."""
     @property
-    def text(self) -> str: ...
+    def text(self) -> str:
+        """The chunk's text, cut on each access from the str or bytes it was
+        cut from (which the chunk keeps alive)."""
     @property
     def meta(self) -> dict[str, Any]:
         """headings, symbols, id/parent_id/level, ... (a new dict on each access)."""

@@ -14,7 +14,7 @@ from . import Chunker
 COLUMNS = ["id", "index", "start", "end", "char_start", "char_end", "size", "text", "meta"]
 
 
-def as_text(value: Any, where: str) -> str | bytes:
+def as_document(value: Any, where: str) -> str | bytes:
     """A document as the chunker takes it: str, or bytes (read_binary_files)
     that the chunker checks for UTF-8 on its worker threads, not decoded here."""
     if isinstance(value, (str, bytes)):
@@ -37,7 +37,7 @@ def chunk_rows(
     """Chunk `texts` (str or UTF-8 bytes) with `chunker.chunk_many` on
     `threads` threads (None: every core); one row per chunk as columns
     (`COLUMNS`), `id` from `ids` (else a digest of the text)."""
-    docs = [as_text(t, f"text #{i}") for i, t in enumerate(texts)]
+    docs = [as_document(t, f"text #{i}") for i, t in enumerate(texts)]
     names = [str(x) for x in ids] if ids is not None else [text_id(t) for t in docs]
     if len(names) != len(docs):
         raise ValueError(f"{len(docs)} texts but {len(names)} ids")
