@@ -64,3 +64,23 @@ def pieces(text: str, size: int) -> Iterator[str]:
         cut = found.end() if found else len(text)
         yield text[:cut]
         text = text[cut:]
+
+
+def corpus_pieces_dir(root: Path, size: int = 150_000) -> list[Path]:
+    """`root/docs`, filled with the corpus documents cut into pieces of about
+    `size` code points (many files, as a data framework reads a directory);
+    its files, sorted. `root/chunktui.toml` is a config the CLI and the
+    package both read (markdown, 300 cl100k tokens)."""
+    docs = root / "docs"
+    docs.mkdir()
+    for path in corpus_files():
+        for i, piece in enumerate(pieces(read(path), size)):
+            (docs / f"{path.stem}-{i:03}.md").write_bytes(piece.encode("utf-8"))
+    files = sorted(docs.iterdir())
+    assert len(files) > 20
+    import chunktui
+
+    (root / "chunktui.toml").write_text(
+        chunktui.Chunker(strategy="markdown", unit="tokens", size=300, overlap=30).to_toml(), encoding="utf-8"
+    )
+    return files

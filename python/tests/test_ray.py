@@ -22,9 +22,7 @@ import ray  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
 import chunktui.ray  # noqa: E402
-from pkgtest import cli_records, corpus_files, pieces, read  # noqa: E402
-
-PIECE = 150_000
+from pkgtest import cli_records, corpus_pieces_dir  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -44,19 +42,10 @@ def cluster() -> Iterator[Cluster]:
 
 
 def test_chunk_dataset_gives_the_clis_chunks(cluster: Cluster, tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for path in corpus_files():
-        for i, piece in enumerate(pieces(read(path), PIECE)):
-            (docs / f"{path.stem}-{i:03}.md").write_bytes(piece.encode("utf-8"))
-    files = sorted(docs.iterdir())
-    assert len(files) > 20
+    files = corpus_pieces_dir(tmp_path)
     config = tmp_path / "chunktui.toml"
-    config.write_text(
-        chunktui.Chunker(strategy="markdown", unit="tokens", size=300, overlap=30).to_toml(), encoding="utf-8"
-    )
 
-    ds = ray.data.read_binary_files(str(docs), include_paths=True)
+    ds = ray.data.read_binary_files(str(tmp_path / "docs"), include_paths=True)
     rows = chunktui.ray.chunk_dataset(ds, config, text_column="bytes", id_column="path").take_all()
 
     assert set(rows[0]) == set(chunktui.ray.COLUMNS)

@@ -18,11 +18,8 @@ from typing import Any
 
 import pytest
 
-import chunktui
 import chunktui.rows
-from pkgtest import REPO, cli_records, corpus_files, pieces, read
-
-PIECE = 150_000
+from pkgtest import REPO, cli_records, corpus_pieces_dir
 
 
 def readme_spark_lines() -> str:
@@ -57,16 +54,7 @@ def local_spark() -> Iterator[Any]:
 
 
 def test_the_readme_spark_lines_give_the_clis_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for path in corpus_files():
-        for i, piece in enumerate(pieces(read(path), PIECE)):
-            (docs / f"{path.stem}-{i:03}.md").write_bytes(piece.encode("utf-8"))
-    files = sorted(docs.iterdir())
-    assert len(files) > 20
-    (tmp_path / "chunktui.toml").write_text(
-        chunktui.Chunker(strategy="markdown", unit="tokens", size=300, overlap=30).to_toml(), encoding="utf-8"
-    )
+    files = corpus_pieces_dir(tmp_path)
     monkeypatch.chdir(tmp_path)  # the lines read docs/ and chunktui.toml
 
     with ExitStack() as stack, warnings.catch_warnings():
