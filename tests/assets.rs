@@ -3,10 +3,11 @@
 //! defaults, and the separator presets keep their names and order.
 
 use chunktui::config::{
-    ChunkConfig, CodeOptions, EmbedTextOptions, LangchainOptions, LintOptions, MarkdownOptions, RecursiveOptions,
-    SemanticOptions, SentenceOptions,
+    ChunkConfig, CodeOptions, EmbedTextOptions, HierarchicalOptions, LangchainOptions, LintOptions, MarkdownOptions,
+    RecursiveOptions, SemanticOptions, SentenceOptions,
 };
 use chunktui::strategy::recursive::{preset_names, Separators};
+use chunktui::strategy::StrategyKind;
 use std::process::Command;
 
 const DEFAULT_CONFIG: &str = include_str!("../assets/default-config.toml");
@@ -29,13 +30,30 @@ fn defaults_as_toml() -> toml::Table {
         ("langchain", toml::Value::try_from(LangchainOptions::default())),
         ("semantic", toml::Value::try_from(SemanticOptions::default())),
         ("embed_text", toml::Value::try_from(EmbedTextOptions::default())),
+        ("hierarchical", toml::Value::try_from(HierarchicalOptions::default())),
         ("code", toml::Value::try_from(CodeOptions::default())),
         ("lint", toml::Value::try_from(LintOptions::default())),
     ];
     for (name, value) in sections {
         table.insert(name.to_string(), value.unwrap());
     }
+    // Every section the config has is above (the schema lists them all).
+    let schema: serde_json::Value = serde_json::from_str(&chunktui::config::json_schema()).unwrap();
+    for (key, property) in schema["properties"].as_object().unwrap() {
+        let target = property["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/"));
+        let is_section = target.is_some_and(|name| schema["$defs"][name]["type"] == "object");
+        assert!(!is_section || table.contains_key(key), "[{key}] is missing from defaults_as_toml");
+    }
     table
+}
+
+/// The file's first comment names every strategy.
+#[test]
+fn annotated_default_config_names_every_strategy() {
+    let about_strategy: String = DEFAULT_CONFIG.split("\nstrategy = ").next().unwrap().lines().rev().take(6).collect();
+    for kind in StrategyKind::ALL {
+        assert!(about_strategy.contains(kind.name()), "the comment over `strategy` does not name {}", kind.name());
+    }
 }
 
 #[test]
