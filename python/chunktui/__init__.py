@@ -6,6 +6,7 @@ exactly as `chunktui chunk` and the Rust library cut them.
     ch = chunktui.Chunker(strategy="recursive", unit="tokens", size=512, overlap=64)
     chunks = ch.chunk(text)            # [chunktui.Chunk]: .start .end .char_start .char_end .size .text .meta
     many = ch.chunk_many(texts)        # one list per text, in order, on every core
+    page = ch.chunk_file("page.html")  # a file as `chunktui chunk FILE` reads it (HTML, PDF extracted)
 
 The adapters (chunktui.langchain, chunktui.llama_index, chunktui.ray) import
 their frameworks only when they are imported themselves.

@@ -72,6 +72,9 @@ class Chunker:
     def from_config(path: str | os.PathLike[str], **kwargs: Any) -> Chunker: ...
     def chunk(self, text: str | bytes) -> list[Chunk]:
         """The chunks of `text` (str, or bytes holding UTF-8), in order."""
+    def chunk_file(self, path: str | os.PathLike[str]) -> list[Chunk]:
+        """A file's chunks as `chunktui chunk FILE` gives them: HTML and PDF are
+        extracted first, and offsets and text are those of the extracted text."""
     def chunk_many(self, texts: Sequence[str | bytes], threads: int | None = None) -> list[list[Chunk]]:
         """One list of chunks per text (str, or bytes holding UTF-8), in order,
         on `threads` threads (None: every core). Bytes skip the UTF-8 encoding

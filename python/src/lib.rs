@@ -13,7 +13,7 @@ use chunktui::config::ChunkConfig;
 use chunktui::strategy::StrategyKind;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use settings::{to_py, ModelError};
 use std::path::PathBuf;
 
@@ -48,6 +48,22 @@ impl PyChunker {
         let input = input::borrow(&text, "text")?;
         let rows = py.detach(|| many::chunk_one(&self.inner, input)).map_err(to_py)?;
         many::wrap(py, &text, rows)
+    }
+
+    /// Read a file and cut it as `chunktui chunk FILE --config ...` does:
+    /// HTML and PDF are extracted first (their chunks carry `meta.element`
+    /// or `meta.pages`), and the chunks' text and offsets are those of the
+    /// extracted text. Runs without the GIL.
+    fn chunk_file<'py>(&self, py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyList>> {
+        let (text, rows) = py
+            .detach(|| -> chunktui::Result<_> {
+                let doc = chunktui::Document::load(&path, false)?;
+                let chunks = self.inner.chunk_document(&doc)?;
+                let rows = chunk::records(&doc.text, &chunks);
+                Ok((doc.text, rows))
+            })
+            .map_err(to_py)?;
+        many::wrap(py, PyString::new(py, &text).as_any(), rows)
     }
 
     /// Cut each text (`str`, or UTF-8 `bytes` such as a file's contents);

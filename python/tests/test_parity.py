@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import chunktui
-from pkgtest import chunktui_bin, cli_records, corpus_files, read
+from pkgtest import REPO, chunktui_bin, cli_records, corpus_files, read
 
 NON_MODEL = [name for name, needs_model in chunktui.strategies() if not needs_model]
 
@@ -50,6 +50,40 @@ def test_chunk_equals_the_cli_on_the_corpus(strategy: str, tmp_path: Path) -> No
             if "text" not in c.meta:  # LangChain's joins rewrite some texts
                 assert text[c.char_start : c.char_end] == c.text
                 assert text.encode()[c.start : c.end].decode() == c.text
+
+
+@pytest.mark.parametrize(
+    ("sample", "strategy", "key"),
+    [
+        ("handbook.html", "html", "element"),
+        ("handbook.html", "recursive", "element"),
+        ("report.pdf", "recursive", "pages"),
+        ("guide.md", "markdown", "headings"),
+        ("zh-article.md", "markdown", "headings"),
+    ],
+)
+def test_chunk_file_equals_the_cli_on_html_pdf_and_markdown(
+    sample: str, strategy: str, key: str, tmp_path: Path
+) -> None:
+    path = REPO / "samples" / sample
+    chunker = chunktui.Chunker(strategy=strategy, size=400, overlap=40)
+    config = tmp_path / "chunktui.toml"
+    config.write_text(chunker.to_toml(), encoding="utf-8")
+    got = [c.to_dict() for c in chunker.chunk_file(path)]
+    assert got == cli_records(path, "--config", str(config))
+    # Extracted, not the markup: HTML chunks name their element, PDF chunks
+    # their pages, Markdown chunks their headings.
+    assert any(key in c["meta"] for c in got), key
+    assert not any("<p>" in c["text"] for c in got)
+
+
+def test_chunk_file_errors_say_what_to_do(tmp_path: Path) -> None:
+    chunker = chunktui.Chunker()
+    with pytest.raises(OSError, match="missing.md: no such file"):
+        chunker.chunk_file(tmp_path / "missing.md")
+    (tmp_path / "empty.md").write_bytes(b"")
+    with pytest.raises(ValueError, match="empty"):
+        chunker.chunk_file(tmp_path / "empty.md")
 
 
 @pytest.mark.parametrize(
