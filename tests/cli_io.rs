@@ -142,6 +142,23 @@ fn output_to_dev_full_is_no_space_left_and_the_device_stays() {
 }
 
 #[test]
+fn output_dash_is_standard_output_not_a_file_named_dash() {
+    let d = Dir::new();
+    let want = expected(&d);
+    for args in [vec!["chunk", "doc.md", "-o", "-"], vec!["export", "--table", "--output", "-"]] {
+        let mut cmd = chunktui();
+        cmd.args(&args).current_dir(d.0.path());
+        let out = finish(cmd);
+        assert_ok(&out);
+        assert!(!out.stdout.is_empty(), "{args:?} printed nothing");
+        if args[0] == "chunk" {
+            assert_eq!(out.stdout, want);
+        }
+        assert_eq!(d.names(), ["doc.md"], "{args:?} wrote a file");
+    }
+}
+
+#[test]
 fn output_to_dev_null_succeeds_and_the_device_stays() {
     let d = Dir::new();
     assert_ok(&run(&["chunk", &d.s("doc.md"), "-o", "/dev/null"]));

@@ -117,7 +117,7 @@ pub struct ChunkCmd {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Jsonl)]
     pub format: Format,
-    /// Write to this file (atomically) instead of standard output.
+    /// Write to this file (atomically) instead of standard output (`-`: standard output).
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// With --strategy late: add each chunk's late-chunking vector ("embedding") to the output.
@@ -196,7 +196,7 @@ pub struct ExportCmd {
     /// Print the strategy × library table (exact / close / none) instead of a snippet.
     #[arg(long, conflicts_with = "to")]
     pub table: bool,
-    /// Write to this file (atomically) instead of standard output.
+    /// Write to this file (atomically) instead of standard output (`-`: standard output).
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     #[command(flatten)]

@@ -11,7 +11,7 @@ use crate::stats::Stats;
 use crate::Chunker;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Run the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -200,7 +200,15 @@ pub(super) fn chunked(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkCo
     Ok((config, doc, chunks))
 }
 
-fn chunk(cmd: ChunkCmd) -> Result<()> {
+/// `-o -` is standard output, as `-` is standard input (not a file named `-`).
+fn dash_is_stdout(output: &mut Option<PathBuf>) {
+    if output.as_deref() == Some(Path::new("-")) {
+        *output = None;
+    }
+}
+
+fn chunk(mut cmd: ChunkCmd) -> Result<()> {
+    dash_is_stdout(&mut cmd.output);
     if super::corpus::is_many(&cmd.files) || cmd.output_dir.is_some() {
         return super::corpus::run(&cmd);
     }
@@ -301,8 +309,9 @@ pub(crate) fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
 }
 
 /// `chunktui export`: the config as another library's splitter, or the table.
-fn export(cmd: ExportCmd) -> Result<()> {
+fn export(mut cmd: ExportCmd) -> Result<()> {
     use super::export_splitter::{snippet, table};
+    dash_is_stdout(&mut cmd.output);
     if let Some(out) = &cmd.output {
         crate::export::check_output(out)?;
     }
