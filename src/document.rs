@@ -72,6 +72,13 @@ impl Document {
         Self::decode(bytes, name, lossy, None)
     }
 
+    /// A file's contents and its name, as [`Document::load`] reads the file:
+    /// the kind comes from the name's extension (else from the content), and
+    /// HTML and PDF are extracted.
+    pub fn from_named_bytes(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<Self> {
+        Self::decode(bytes, name, lossy, DocKind::from_extension(Path::new(name)))
+    }
+
     /// [`Document::from_bytes`] of a known kind (None: sniff it).
     fn decode(bytes: Vec<u8>, name: &str, lossy: bool, kind: Option<DocKind>) -> Result<Self> {
         if bytes.is_empty() {

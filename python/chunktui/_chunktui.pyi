@@ -75,10 +75,14 @@ class Chunker:
     def chunk_file(self, path: str | os.PathLike[str]) -> list[Chunk]:
         """A file's chunks as `chunktui chunk FILE` gives them: HTML and PDF are
         extracted first, and offsets and text are those of the extracted text."""
-    def chunk_many(self, texts: Sequence[str | bytes], threads: int | None = None) -> list[list[Chunk]]:
+    def chunk_many(
+        self, texts: Sequence[str | bytes], threads: int | None = None, names: Sequence[str] | None = None
+    ) -> list[list[Chunk]]:
         """One list of chunks per text (str, or bytes holding UTF-8), in order,
         on `threads` threads (None: every core). Bytes skip the UTF-8 encoding
-        a str needs under the GIL: pass a file's bytes as read."""
+        a str needs under the GIL: pass a file's bytes as read. `names` (file
+        names or paths, one per text): a text named .html or .pdf is that
+        file's contents, extracted first as `chunk_file` does."""
     def size_of(self, text: str) -> int: ...
     @property
     def config(self) -> dict[str, Any]: ...

@@ -36,13 +36,16 @@ def chunk_rows(
 ) -> dict[str, list[Any]]:
     """Chunk `texts` (str or UTF-8 bytes) with `chunker.chunk_many` on
     `threads` threads (None: every core); one row per chunk as columns
-    (`COLUMNS`), `id` from `ids` (else a digest of the text)."""
+    (`COLUMNS`), `id` from `ids` (else a digest of the text). Ids are also
+    the texts' names: a file path ending in .html or .pdf is extracted
+    first, as `chunktui chunk` reads that file."""
     docs = [as_document(t, f"text #{i}") for i, t in enumerate(texts)]
     names = [str(x) for x in ids] if ids is not None else [text_id(t) for t in docs]
     if len(names) != len(docs):
         raise ValueError(f"{len(docs)} texts but {len(names)} ids")
     out: dict[str, list[Any]] = {c: [] for c in COLUMNS}
-    for name, chunks in zip(names, chunker.chunk_many(docs, threads=threads)):
+    files = names if ids is not None else None
+    for name, chunks in zip(names, chunker.chunk_many(docs, threads=threads, names=files)):
         for c in chunks:
             out["id"].append(name)
             out["index"].append(c.index)

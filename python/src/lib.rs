@@ -46,8 +46,8 @@ impl PyChunker {
     /// Cut one text (`str`, or UTF-8 `bytes`) into chunks, in order.
     fn chunk<'py>(&self, py: Python<'py>, text: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let input = input::borrow(&text, "text")?;
-        let rows = py.detach(|| many::chunk_one(&self.inner, input)).map_err(to_py)?;
-        many::wrap(py, &text, rows)
+        let chunked = py.detach(|| many::chunk_one(&self.inner, input, None)).map_err(to_py)?;
+        many::wrap(py, &text, chunked.rows)
     }
 
     /// Read a file and cut it as `chunktui chunk FILE --config ...` does:
@@ -68,20 +68,30 @@ impl PyChunker {
 
     /// Cut each text (`str`, or UTF-8 `bytes` such as a file's contents);
     /// one list of chunks per text, in input order. Runs without the GIL on
-    /// `threads` threads (default: every core).
-    #[pyo3(signature = (texts, threads = None))]
+    /// `threads` threads (default: every core). `names` (file names or
+    /// paths, one per text): a text named `.html` or `.pdf` is a file's
+    /// contents, extracted first as `chunk_file` does.
+    #[pyo3(signature = (texts, threads = None, names = None))]
     fn chunk_many<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<Bound<'py, PyAny>>,
         threads: Option<usize>,
+        names: Option<Vec<String>>,
     ) -> PyResult<Vec<Bound<'py, PyList>>> {
+        if let Some(n) = names.as_ref().filter(|n| n.len() != texts.len()) {
+            return Err(PyValueError::new_err(format!(
+                "{} texts but {} names: give one name per text (or none)",
+                texts.len(),
+                n.len()
+            )));
+        }
         let threads = match threads {
             Some(0) => return Err(PyValueError::new_err("threads must be at least 1 (or None for every core)")),
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
-        many::chunk_many(py, &self.inner, &texts, threads)
+        many::chunk_many(py, &self.inner, &texts, names.as_deref(), threads)
     }
 
     /// The size of `text` in the config's unit.

@@ -11,24 +11,30 @@ use crate::chunk::Row;
 use crate::input::{self, Input};
 use crate::settings::to_py;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyString};
 use std::sync::{mpsc, Mutex};
 
 /// One list of chunks per text, in input order, chunked on `threads`
-/// threads. The first text (in input order) that fails is the error, named
-/// by its index.
+/// threads. A text whose name (`names`, file names or paths) says HTML or
+/// PDF is extracted first, as the CLI reads such a file. The first text (in
+/// input order) that fails is the error, named by its index.
 pub fn chunk_many<'py>(
     py: Python<'py>,
     chunker: &chunktui::Chunker,
     texts: &[Bound<'py, PyAny>],
+    names: Option<&[String]>,
     threads: usize,
 ) -> PyResult<Vec<Bound<'py, PyList>>> {
     let name = |i: usize| format!("texts[{i}]");
     for (i, t) in texts.iter().enumerate() {
         input::check_type(t, &name(i))?;
     }
-    let made = |i: usize, rows: chunktui::Result<Vec<Row>>| {
-        Some(rows.map_err(|e| indexed(py, i, to_py(e))).and_then(|rows| wrap(py, &texts[i], rows)))
+    let extract_as = |i: usize| names.map(|n| n[i].as_str()).filter(|n| needs_extraction(n));
+    let made = |i: usize, chunked: chunktui::Result<Chunked>| {
+        Some(chunked.map_err(|e| indexed(py, i, to_py(e))).and_then(|c| match c.extracted {
+            Some(text) => wrap(py, PyString::new(py, &text).as_any(), c.rows),
+            None => wrap(py, &texts[i], c.rows),
+        }))
     };
     let mut lists: Vec<Option<PyResult<Bound<'py, PyList>>>> = texts.iter().map(|_| None).collect();
     // Largest first, so one big document does not leave the other threads
@@ -36,7 +42,7 @@ pub fn chunk_many<'py>(
     // UTF-8 size, and costs nothing to read).
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len().unwrap_or(0)));
-    let (to_do, work) = mpsc::channel::<(usize, Input<'_>)>();
+    let (to_do, work) = mpsc::channel::<(usize, Input<'_>, Option<&str>)>();
     let work = Mutex::new(work);
     // A poisoned lock (a thread panicked) ends the taking.
     let take = |wait: bool| {
@@ -52,8 +58,8 @@ pub fn chunk_many<'py>(
         for _ in 1..threads.min(texts.len()) {
             let done = done.clone();
             s.spawn(move || {
-                while let Some((i, text)) = take(true) {
-                    if done.send((i, chunk_one(chunker, text))).is_err() {
+                while let Some((i, text, name)) = take(true) {
+                    if done.send((i, chunk_one(chunker, text, name))).is_err() {
                         return;
                     }
                 }
@@ -63,16 +69,16 @@ pub fn chunk_many<'py>(
         for &i in &order {
             match input::borrow(&texts[i], &name(i)) {
                 // The other threads wait for work until `to_do` is dropped.
-                Ok(text) => to_do.send((i, text)).expect("the queue lives as long as this scope"),
+                Ok(text) => to_do.send((i, text, extract_as(i))).expect("the queue lives as long as this scope"),
                 Err(e) => lists[i] = Some(Err(e)),
             }
         }
         drop(to_do);
-        while let Some((i, text)) = take(false) {
-            let rows = py.detach(|| chunk_one(chunker, text));
-            lists[i] = made(i, rows);
-            while let Ok((i, rows)) = finished.try_recv() {
-                lists[i] = made(i, rows);
+        while let Some((i, text, name)) = take(false) {
+            let chunked = py.detach(|| chunk_one(chunker, text, name));
+            lists[i] = made(i, chunked);
+            while let Ok((i, chunked)) = finished.try_recv() {
+                lists[i] = made(i, chunked);
             }
         }
         // Wait without the GIL for the texts still being chunked (other
@@ -84,19 +90,44 @@ pub fn chunk_many<'py>(
                 (finished, next)
             });
             finished = receiver;
-            let Ok((i, rows)) = next else { break };
-            lists[i] = made(i, rows);
+            let Ok((i, chunked)) = next else { break };
+            lists[i] = made(i, chunked);
         }
     });
     lists.into_iter().map(|l| l.expect("every text was chunked")).collect()
 }
 
+/// One text's chunks, and the text they index when it is not the input:
+/// the text extracted from HTML or PDF.
+pub struct Chunked {
+    pub rows: Vec<Row>,
+    pub extracted: Option<String>,
+}
+
 /// The chunks of one input as rows; bytes are checked for UTF-8 here, on
-/// the worker thread, so that check runs in parallel too.
-pub fn chunk_one(chunker: &chunktui::Chunker, text: Input<'_>) -> chunktui::Result<Vec<Row>> {
+/// the worker thread, so that check runs in parallel too. With a name that
+/// says HTML or PDF, the input is read as that file.
+pub fn chunk_one(chunker: &chunktui::Chunker, text: Input<'_>, name: Option<&str>) -> chunktui::Result<Chunked> {
+    if let Some(name) = name {
+        let bytes = match text {
+            Input::Str(s) => s.as_bytes(),
+            Input::Bytes(b) => b,
+        };
+        let doc = chunktui::Document::from_named_bytes(bytes.to_vec(), name, false)?;
+        let rows = crate::chunk::records(&doc.text, &chunker.chunk_document(&doc)?);
+        return Ok(Chunked { rows, extracted: Some(doc.text) });
+    }
     let text = text.as_str()?;
     let chunks = chunker.chunk(text)?;
-    Ok(crate::chunk::records(text, &chunks))
+    Ok(Chunked { rows: crate::chunk::records(text, &chunks), extracted: None })
+}
+
+/// Whether a file of this name is extracted before it is chunked.
+fn needs_extraction(name: &str) -> bool {
+    matches!(
+        chunktui::DocKind::from_extension(std::path::Path::new(name)),
+        Some(chunktui::DocKind::Html | chunktui::DocKind::Pdf)
+    )
 }
 
 /// The Python list of a text's chunks, each holding the text.

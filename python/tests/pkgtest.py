@@ -68,7 +68,8 @@ def pieces(text: str, size: int) -> Iterator[str]:
 
 def corpus_pieces_dir(root: Path, size: int = 150_000) -> list[Path]:
     """`root/docs`, filled with the corpus documents cut into pieces of about
-    `size` code points (many files, as a data framework reads a directory);
+    `size` code points (many files, as a data framework reads a directory)
+    and the bundled HTML and PDF samples;
     its files, sorted. `root/chunktui.toml` is a config the CLI and the
     package both read (markdown, 300 cl100k tokens)."""
     docs = root / "docs"
@@ -76,6 +77,9 @@ def corpus_pieces_dir(root: Path, size: int = 150_000) -> list[Path]:
     for path in corpus_files():
         for i, piece in enumerate(pieces(read(path), size)):
             (docs / f"{path.stem}-{i:03}.md").write_bytes(piece.encode("utf-8"))
+    # An HTML page and a PDF, which the CLI extracts before chunking.
+    for sample in ["handbook.html", "report.pdf"]:
+        (docs / sample).write_bytes((REPO / "samples" / sample).read_bytes())
     files = sorted(docs.iterdir())
     assert len(files) > 20
     import chunktui

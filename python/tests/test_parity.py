@@ -77,6 +77,22 @@ def test_chunk_file_equals_the_cli_on_html_pdf_and_markdown(
     assert not any("<p>" in c["text"] for c in got)
 
 
+def test_named_html_and_pdf_texts_are_extracted_as_files_are() -> None:
+    samples = [REPO / "samples" / n for n in ["handbook.html", "guide.md", "report.pdf"]]
+    chunker = chunktui.Chunker(size=400, overlap=40)
+    data = [p.read_bytes() for p in samples]
+    want = [chunker.chunk_file(samples[0]), chunker.chunk(data[1]), chunker.chunk_file(samples[2])]
+    for threads in [1, 2]:
+        got = chunker.chunk_many(data, threads=threads, names=[str(p) for p in samples])
+        assert [[c.to_dict() for c in cs] for cs in got] == [[c.to_dict() for c in cs] for cs in want]
+    # Unnamed, an HTML page is text like any other.
+    assert any("<" in c.text for c in chunker.chunk_many(data[:1])[0])
+    with pytest.raises(ValueError, match="^3 texts but 1 names: give one name per text"):
+        chunker.chunk_many(data, names=["a.html"])
+    with pytest.raises(ValueError, match=r"^texts\[0\]: .*report.html"):
+        chunker.chunk_many([b"\x00\x01binary"], names=["report.html"])
+
+
 def test_chunk_file_errors_say_what_to_do(tmp_path: Path) -> None:
     chunker = chunktui.Chunker()
     with pytest.raises(OSError, match="missing.md: no such file"):
