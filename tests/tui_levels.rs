@@ -143,3 +143,30 @@ fn size_keys_scale_explicit_levels() {
     run(&mut m, cmds);
     assert!(m.panes[0].error.is_none());
 }
+
+/// The counter counts every chunk of the result; each level shows its own
+/// chunks' counts (they stayed "…" for hierarchical: the counts of all
+/// levels never matched the shown level's length).
+#[test]
+fn token_counts_follow_the_shown_level() {
+    let mut m = model(Rect::new(0, 0, 100, 30));
+    let (rev, all) = (m.panes[0].rev, m.panes[0].all_chunks.clone());
+    let counts: Vec<usize> = (0..all.len()).map(|i| 1000 + i).collect();
+    assert!(m.panes[0].tokens.is_none());
+    update(&mut m, Msg::TokensCounted { pane: 0, rev, counts: counts.clone() });
+    let mut levels = Vec::new();
+    for _ in 0..3 {
+        let p = &m.panes[0];
+        let want: Vec<usize> =
+            all.iter().zip(&counts).filter(|(c, _)| c.meta.level == Some(p.level)).map(|(_, &n)| n).collect();
+        assert_eq!(p.tokens.as_ref(), Some(&want), "level {}", p.level);
+        assert_eq!(want.len(), p.chunks.len());
+        levels.push(p.level);
+        key(&mut m, 'l');
+    }
+    assert_eq!(levels, [0, 1, 2]);
+    // Counts for another result (an older rev) are not taken.
+    let stale = m.panes[0].rev.wrapping_sub(1);
+    update(&mut m, Msg::TokensCounted { pane: 0, rev: stale, counts: vec![1; all.len()] });
+    assert_ne!(m.panes[0].tokens.as_ref().map(|t| t[0]), Some(1));
+}

@@ -30,6 +30,7 @@ pub fn take(p: &mut Pane, all: Arc<Vec<Chunk>>, stats: Stats, text: &str) {
         p.level = 0;
         p.chunks = all;
         p.stats = stats;
+        p.tokens = shown_tokens(p);
         return;
     }
     p.level = p.level.min(count(p).saturating_sub(1) as u8);
@@ -43,8 +44,19 @@ fn show(p: &mut Pane, text: &str) {
     let limit = p.config.strategy.promises_size_limit().then(|| size_of_shown(p));
     p.stats = Stats::compute(&shown, text, limit);
     p.chunks = Arc::new(shown);
-    p.tokens = None; // counted for all levels, not this one
+    p.tokens = shown_tokens(p);
     super::lint::reshow(p);
+}
+
+/// The shown chunks' token counts, from the counts of every chunk (None
+/// until they are counted).
+pub fn shown_tokens(p: &Pane) -> Option<Vec<usize>> {
+    let all = p.all_tokens.as_ref()?;
+    if count(p) == 0 {
+        return Some(all.to_vec());
+    }
+    let level = Some(p.level);
+    Some(p.all_chunks.iter().zip(all.iter()).filter(|(c, _)| c.meta.level == level).map(|(_, &n)| n).collect())
 }
 
 /// The level key: show the next level (after the deepest, the top again).

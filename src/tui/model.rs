@@ -38,8 +38,12 @@ pub struct Pane {
     /// The level of a hierarchical cut on screen (0 = the largest; see [`super::levels`]).
     pub level: u8,
     pub stats: Stats,
-    /// Standalone token counts under `config.tokenizer`, once computed.
+    /// Standalone token counts under `config.tokenizer` of the shown
+    /// chunks, once computed.
     pub tokens: Option<Vec<usize>>,
+    /// The same for every chunk of the result (`all_chunks`): a hierarchical
+    /// cut's other levels are counted too, and shown when their level is.
+    pub all_tokens: Option<Arc<Vec<usize>>>,
     pub error: Option<String>,
     /// Embedding jobs and the model behind the chunks (model strategies).
     pub sem: SemState,
@@ -62,6 +66,7 @@ impl Pane {
             level: 0,
             stats: Stats::default(),
             tokens: None,
+            all_tokens: None,
             error: None,
             sem: SemState::default(),
             probe: ProbeState::default(),
@@ -82,6 +87,7 @@ impl Pane {
         self.chunks_doc = doc_rev;
         self.stats = Stats::default();
         self.tokens = None;
+        self.all_tokens = None;
         self.lint = Default::default();
         self.sem.warnings.clear();
         self.probe.forget();

@@ -37,7 +37,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
                 Ok((chunks, stats)) => {
                     let (doc_rev, text) = (m.doc_rev, m.text.clone());
                     let p = &mut m.panes[pane];
-                    p.tokens = None;
+                    p.all_tokens = None;
                     super::levels::take(p, chunks, stats, &text);
                     p.chunks_doc = doc_rev;
                     p.error = None;
@@ -56,9 +56,12 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             vec![]
         }
         Msg::TokensCounted { pane, rev, counts } => {
-            let fits = |p: &super::model::Pane| p.rev == rev && p.shown_rev == rev && counts.len() == p.chunks.len();
+            // Counted for every chunk of the result, all levels of a hierarchical cut.
+            let fits =
+                |p: &super::model::Pane| p.rev == rev && p.shown_rev == rev && counts.len() == p.all_chunks.len();
             if let Some(p) = m.panes.get_mut(pane).filter(|p| fits(p)) {
-                p.tokens = Some(counts);
+                p.all_tokens = Some(Arc::new(counts));
+                p.tokens = super::levels::shown_tokens(p);
             }
             vec![]
         }
