@@ -13,7 +13,7 @@ use chunktui::config::ChunkConfig;
 use chunktui::strategy::StrategyKind;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList};
 use settings::{to_py, ModelError};
 use std::path::PathBuf;
 
@@ -47,7 +47,7 @@ impl PyChunker {
     fn chunk<'py>(&self, py: Python<'py>, text: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let input = input::borrow(&text, "text")?;
         let chunked = py.detach(|| many::chunk_one(&self.inner, input, None)).map_err(to_py)?;
-        many::wrap(py, &text, chunked.rows)
+        chunked.into_list(py, &text)
     }
 
     /// Read a file and cut it as `chunktui chunk FILE --config ...` does:
@@ -55,15 +55,10 @@ impl PyChunker {
     /// or `meta.pages`), and the chunks' text and offsets are those of the
     /// extracted text. Runs without the GIL.
     fn chunk_file<'py>(&self, py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyList>> {
-        let (text, rows) = py
-            .detach(|| -> chunktui::Result<_> {
-                let doc = chunktui::Document::load(&path, false)?;
-                let chunks = self.inner.chunk_document(&doc)?;
-                let rows = chunk::records(&doc.text, &chunks);
-                Ok((doc.text, rows))
-            })
-            .map_err(to_py)?;
-        many::wrap(py, PyString::new(py, &text).as_any(), rows)
+        let chunked =
+            py.detach(|| many::chunk_document(&self.inner, chunktui::Document::load(&path, false)?)).map_err(to_py)?;
+        // A read document's chunks always index its own text: no input to hold.
+        chunked.into_list(py, &py.None().into_bound(py))
     }
 
     /// Cut each text (`str`, or UTF-8 `bytes` such as a file's contents);

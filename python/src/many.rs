@@ -31,10 +31,7 @@ pub fn chunk_many<'py>(
     }
     let extract_as = |i: usize| names.map(|n| n[i].as_str()).filter(|n| needs_extraction(n));
     let made = |i: usize, chunked: chunktui::Result<Chunked>| {
-        Some(chunked.map_err(|e| indexed(py, i, to_py(e))).and_then(|c| match c.extracted {
-            Some(text) => wrap(py, PyString::new(py, &text).as_any(), c.rows),
-            None => wrap(py, &texts[i], c.rows),
-        }))
+        Some(chunked.map_err(|e| indexed(py, i, to_py(e))).and_then(|c| c.into_list(py, &texts[i])))
     };
     let mut lists: Vec<Option<PyResult<Bound<'py, PyList>>>> = texts.iter().map(|_| None).collect();
     // Largest first, so one big document does not leave the other threads
@@ -113,13 +110,28 @@ pub fn chunk_one(chunker: &chunktui::Chunker, text: Input<'_>, name: Option<&str
             Input::Str(s) => s.as_bytes(),
             Input::Bytes(b) => b,
         };
-        let doc = chunktui::Document::from_named_bytes(bytes.to_vec(), name, false)?;
-        let rows = crate::chunk::records(&doc.text, &chunker.chunk_document(&doc)?);
-        return Ok(Chunked { rows, extracted: Some(doc.text) });
+        return chunk_document(chunker, chunktui::Document::from_named_bytes(bytes.to_vec(), name, false)?);
     }
     let text = text.as_str()?;
     let chunks = chunker.chunk(text)?;
     Ok(Chunked { rows: crate::chunk::records(text, &chunks), extracted: None })
+}
+
+/// A read document's chunks, which index its (extracted) text.
+pub fn chunk_document(chunker: &chunktui::Chunker, doc: chunktui::Document) -> chunktui::Result<Chunked> {
+    let rows = crate::chunk::records(&doc.text, &chunker.chunk_document(&doc)?);
+    Ok(Chunked { rows, extracted: Some(doc.text) })
+}
+
+impl Chunked {
+    /// The Python list of the chunks, holding the text they index: the
+    /// extracted text, else `input` itself.
+    pub fn into_list<'py>(self, py: Python<'py>, input: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        match self.extracted {
+            Some(text) => wrap(py, PyString::new(py, &text).as_any(), self.rows),
+            None => wrap(py, input, self.rows),
+        }
+    }
 }
 
 /// Whether a file of this name is extracted before it is chunked.
@@ -131,7 +143,7 @@ fn needs_extraction(name: &str) -> bool {
 }
 
 /// The Python list of a text's chunks, each holding the text.
-pub fn wrap<'py>(py: Python<'py>, source: &Bound<'py, PyAny>, rows: Vec<Row>) -> PyResult<Bound<'py, PyList>> {
+fn wrap<'py>(py: Python<'py>, source: &Bound<'py, PyAny>, rows: Vec<Row>) -> PyResult<Bound<'py, PyList>> {
     PyList::new(py, rows.into_iter().map(|r| r.with_source(source.clone().unbind())))
 }
 
