@@ -79,8 +79,9 @@ class Chunker:
         self, texts: Sequence[str | bytes], threads: int | None = None, names: Sequence[str] | None = None
     ) -> list[list[Chunk]]:
         """One list of chunks per text (str, or bytes holding UTF-8), in order,
-        on `threads` threads (None: every core). Bytes skip the UTF-8 encoding
-        a str needs under the GIL: pass a file's bytes as read. `names` (file
+        on `threads` threads (None: every core), without the GIL: a str is read
+        in place and transcoded to UTF-8 by the thread that chunks it, bytes
+        are checked there (pass a file's bytes as read). `names` (file
         names or paths, one per text): a text named .html or .pdf is that
         file's contents, extracted first as `chunk_file` does."""
     def size_of(self, text: str) -> int: ...

@@ -8,12 +8,11 @@
 //! on character units, and freeing those buffers, when Python drops the
 //! chunks, runs under the GIL on one thread.
 
-use crate::input::{self, Input};
 use crate::settings::json_to_py;
 use chunktui::chunk::ChunkMeta;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PySlice, PyString};
 
 /// A chunk's fields, made on a worker thread (without the GIL).
 pub struct Row {
@@ -23,8 +22,16 @@ pub struct Row {
     char_start: usize,
     char_end: usize,
     size: usize,
-    meta: ChunkMeta,
+    meta: Meta,
 }
+
+/// A chunk's metadata, boxed, or `None` when it is empty (as it is for most
+/// strategies): a `ChunkMeta` inline is ~220 bytes, which made each chunk
+/// object four times its size, and the memory Python allocates for them,
+/// under the GIL, a serial cost of `chunk_many`.
+type Meta = Option<Box<ChunkMeta>>;
+
+static NO_META: std::sync::LazyLock<ChunkMeta> = std::sync::LazyLock::new(ChunkMeta::default);
 
 impl Row {
     /// The Python object, holding (a reference to) the text it was cut from.
@@ -55,40 +62,89 @@ pub struct PyChunk {
     /// The `str` or UTF-8 `bytes` the chunk was cut from.
     source: Py<PyAny>,
     /// With the embed text (`meta.embed`, which serde skips).
-    meta: ChunkMeta,
+    meta: Meta,
 }
 
-/// The chunks of `text` as the CLI's records (`chunktui::export::records`).
-pub fn records(text: &str, chunks: &[chunktui::Chunk]) -> Vec<Row> {
-    chunktui::export::records(chunks, text)
+/// The chunks of `text` as the CLI's records have them (`chunktui::export::
+/// records`: numbered in order, code-point offsets by `CharOffsets`).
+pub fn records(text: &str, chunks: Vec<chunktui::Chunk>) -> Vec<Row> {
+    let offsets = chunktui::document::CharOffsets::new(text);
+    chunks
         .into_iter()
-        .map(|r| Row {
-            index: r.index,
-            start: r.start,
-            end: r.end,
-            char_start: r.char_start,
-            char_end: r.char_end,
-            size: r.size,
-            meta: r.meta.clone(),
+        .enumerate()
+        .map(|(index, c)| Row {
+            index,
+            start: c.range.start,
+            end: c.range.end,
+            char_start: offsets.at(c.range.start),
+            char_end: offsets.at(c.range.end),
+            size: c.size,
+            meta: (c.meta != *NO_META).then(|| Box::new(c.meta)),
         })
         .collect()
 }
 
 impl PyChunk {
+    fn meta(&self) -> &ChunkMeta {
+        self.meta.as_deref().unwrap_or(&NO_META)
+    }
+
     /// The chunk's text: the rewritten text of a LangChain-compatible chunk,
-    /// else its byte range of the source (str and bytes are immutable, and
-    /// the range was cut at character boundaries of that very text).
-    fn with_text<R>(&self, py: Python<'_>, read: impl FnOnce(&str) -> R) -> PyResult<R> {
-        if let Some(text) = &self.meta.text {
-            return Ok(read(text));
+    /// else its range of the source. A `str` source is sliced by code
+    /// points (a copy of its own width, never re-encoded); `bytes` by bytes
+    /// (the range was cut at character boundaries of that very text).
+    fn text_of<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        if let Some(text) = &self.meta().text {
+            return Ok(PyString::new(py, text));
         }
         let source = self.source.bind(py);
-        let text = match input::borrow(source, "the chunk's source")? {
-            Input::Str(s) => s.get(self.start..self.end),
-            Input::Bytes(b) => b.get(self.start..self.end).and_then(|b| std::str::from_utf8(b).ok()),
-        };
-        text.map(read).ok_or_else(|| PyValueError::new_err("the chunk's range no longer fits its source text"))
+        if let Ok(s) = source.cast::<PyString>() {
+            return Ok(s
+                .get_item(PySlice::new(py, to_isize(self.char_start)?, to_isize(self.char_end)?, 1))?
+                .cast_into()?);
+        }
+        let text = source
+            .cast::<PyBytes>()
+            .ok()
+            .and_then(|b| b.as_bytes().get(self.start..self.end))
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .ok_or_else(|| PyValueError::new_err("the chunk's range no longer fits its source text"))?;
+        Ok(PyString::new(py, text))
     }
+
+    /// `read` applied to the chunk's text.
+    fn with_text<R>(&self, py: Python<'_>, read: impl FnOnce(&str) -> R) -> PyResult<R> {
+        Ok(read(&self.text_of(py)?.to_cow()?))
+    }
+}
+
+fn to_isize(offset: usize) -> PyResult<isize> {
+    isize::try_from(offset).map_err(|_| PyValueError::new_err("the chunk's offset is out of range"))
+}
+
+/// A new chunk object that Python's cyclic GC does not track. PyO3 makes
+/// every class GC-tracked, but a chunk refers only to an exact `str` or
+/// `bytes` (`Chunked::into_list` copies a subclass's), which refer to
+/// nothing, so it can never be part of a cycle; tracked, the chunks cost
+/// `chunk_many` half the time it took to make them, under the GIL, as each
+/// collection walked every young chunk.
+pub fn new_chunk<'py>(py: Python<'py>, chunk: PyChunk) -> PyResult<Bound<'py, PyChunk>> {
+    let leaf = {
+        let source = chunk.source.bind(py);
+        source.is_exact_instance_of::<PyString>() || source.is_exact_instance_of::<PyBytes>()
+    };
+    let object = Bound::new(py, chunk)?;
+    if leaf {
+        // SAFETY: `object` is a live, GC-tracked object of a GC type that
+        // this thread (holding the GIL) just made; untracking it only keeps
+        // the collector from visiting it, and its dealloc untracks only
+        // what is still tracked.
+        #[allow(unsafe_code)]
+        unsafe {
+            pyo3::ffi::PyObject_GC_UnTrack(object.as_ptr().cast())
+        };
+    }
+    Ok(object)
 }
 
 #[pymethods]
@@ -96,32 +152,32 @@ impl PyChunk {
     /// The chunk's text (a new `str` on each access).
     #[getter]
     fn text<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
-        self.with_text(py, |t| PyString::new(py, t))
+        self.text_of(py)
     }
 
     /// The chunk's metadata as the CLI's JSONL `meta` has it (headings,
     /// symbols, id/parent_id/level, ...): a new dict on each access.
-    #[getter]
-    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_to_py(py, &serde_json::to_value(&self.meta).expect("meta serialises"))
+    #[getter(meta)]
+    fn meta_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_to_py(py, &serde_json::to_value(self.meta()).expect("meta serialises"))
     }
 
     /// What to embed for this chunk (`embed_text` in the config), else None.
     #[getter]
     fn embed_text(&self) -> Option<&str> {
-        self.meta.embed.as_ref().map(|e| e.text.as_str())
+        self.meta().embed.as_ref().map(|e| e.text.as_str())
     }
 
     /// The size of `embed_text` in the config's unit.
     #[getter]
     fn embed_size(&self) -> Option<usize> {
-        self.meta.embed.as_ref().map(|e| e.size)
+        self.meta().embed.as_ref().map(|e| e.size)
     }
 
     /// The size of `embed_text` in the config tokenizer's tokens.
     #[getter]
     fn embed_tokens(&self) -> Option<usize> {
-        self.meta.embed.as_ref().map(|e| e.tokens)
+        self.meta().embed.as_ref().map(|e| e.tokens)
     }
 
     /// The chunk as one record of `chunktui chunk`'s JSONL output.
@@ -134,8 +190,8 @@ impl PyChunk {
         d.set_item("char_end", self.char_end)?;
         d.set_item("size", self.size)?;
         d.set_item("text", self.text(py)?)?;
-        d.set_item("meta", self.meta(py)?)?;
-        if let Some(e) = &self.meta.embed {
+        d.set_item("meta", self.meta_dict(py)?)?;
+        if let Some(e) = &self.meta().embed {
             d.set_item("embed_text", &e.text)?;
             d.set_item("embed_size", e.size)?;
             d.set_item("embed_tokens", e.tokens)?;
@@ -146,11 +202,10 @@ impl PyChunk {
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         let Ok(o) = other.cast::<PyChunk>() else { return Ok(false) };
         let o = o.get();
-        if (self.index, self.start, self.end, self.size, &self.meta) != (o.index, o.start, o.end, o.size, &o.meta) {
+        if (self.index, self.start, self.end, self.size, self.meta()) != (o.index, o.start, o.end, o.size, o.meta()) {
             return Ok(false);
         }
-        let mine = self.with_text(py, str::to_owned)?;
-        o.with_text(py, |theirs| mine == theirs)
+        self.text_of(py)?.as_any().eq(o.text_of(py)?)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -1,17 +1,20 @@
 //! `Chunker.chunk_many`: the texts are chunked on `threads` threads without
 //! the GIL. The calling thread is one of them, and also does what needs the
-//! GIL: it encodes each `str` to UTF-8 and hands it to the others, and it
+//! GIL: it borrows each text's buffer and hands it to the others, and it
 //! turns finished texts' chunks into Python objects between the texts it
 //! chunks itself. Done before and after all the chunking, on one thread,
 //! that work was the part of the call a second thread could not share (on
 //! character units, where chunking is quick, a fifth of it for `str`); a
 //! separate thread for it would make three threads take turns on two cores.
+//! What can leave the GIL does: a `str` is transcoded to UTF-8 by the
+//! thread that chunks it (`input`), and the chunk objects are kept out of
+//! the cyclic GC (`chunk::new_chunk`).
 
 use crate::chunk::Row;
 use crate::input::{self, Input};
 use crate::settings::to_py;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use pyo3::types::{PyBytes, PyList, PyString};
 use std::sync::{mpsc, Mutex};
 
 /// One list of chunks per text, in input order, chunked on `threads`
@@ -101,36 +104,43 @@ pub struct Chunked {
     pub extracted: Option<String>,
 }
 
-/// The chunks of one input as rows; bytes are checked for UTF-8 here, on
-/// the worker thread, so that check runs in parallel too. With a name that
+/// The chunks of one input as rows; bytes are checked for UTF-8, and a
+/// `str` transcoded to it, here, on the worker thread, so that this runs in
+/// parallel too. With a name that
 /// says HTML or PDF, the input is read as that file.
 pub fn chunk_one(chunker: &chunktui::Chunker, text: Input<'_>, name: Option<&str>) -> chunktui::Result<Chunked> {
     if let Some(name) = name {
-        let bytes = match text {
-            Input::Str(s) => s.as_bytes(),
-            Input::Bytes(b) => b,
-        };
-        return chunk_document(chunker, chunktui::Document::from_named_bytes(bytes.to_vec(), name, false)?);
+        let bytes = text.into_bytes()?.into_owned();
+        return chunk_document(chunker, chunktui::Document::from_named_bytes(bytes, name, false)?);
     }
-    let text = text.as_str()?;
-    let chunks = chunker.chunk(text)?;
-    Ok(Chunked { rows: crate::chunk::records(text, &chunks), extracted: None })
+    let text = text.to_utf8()?;
+    let chunks = chunker.chunk(&text)?;
+    Ok(Chunked { rows: crate::chunk::records(&text, chunks), extracted: None })
 }
 
 /// A read document's chunks, which index its (extracted) text.
 pub fn chunk_document(chunker: &chunktui::Chunker, doc: chunktui::Document) -> chunktui::Result<Chunked> {
-    let rows = crate::chunk::records(&doc.text, &chunker.chunk_document(&doc)?);
+    let rows = crate::chunk::records(&doc.text, chunker.chunk_document(&doc)?);
     Ok(Chunked { rows, extracted: Some(doc.text) })
 }
 
 impl Chunked {
     /// The Python list of the chunks, holding the text they index: the
-    /// extracted text, else `input` itself.
+    /// extracted text, else `input` itself, or a plain copy of an input of
+    /// a `str` or `bytes` subclass (which may refer to its own chunks: a
+    /// cycle the GC could not see, as chunks do not show it their source).
     pub fn into_list<'py>(self, py: Python<'py>, input: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        match self.extracted {
-            Some(text) => wrap(py, PyString::new(py, &text).as_any(), self.rows),
-            None => wrap(py, input, self.rows),
-        }
+        let source = match self.extracted {
+            Some(text) => PyString::new(py, &text).into_any(),
+            None if input.is_exact_instance_of::<PyString>() || input.is_exact_instance_of::<PyBytes>() => {
+                input.clone()
+            }
+            None => match input.cast::<PyString>() {
+                Ok(s) => PyString::new(py, &s.to_cow()?).into_any(),
+                Err(_) => PyBytes::new(py, input.cast::<PyBytes>()?.as_bytes()).into_any(),
+            },
+        };
+        wrap(py, &source, self.rows)
     }
 }
 
@@ -144,7 +154,9 @@ fn needs_extraction(name: &str) -> bool {
 
 /// The Python list of a text's chunks, each holding the text.
 fn wrap<'py>(py: Python<'py>, source: &Bound<'py, PyAny>, rows: Vec<Row>) -> PyResult<Bound<'py, PyList>> {
-    PyList::new(py, rows.into_iter().map(|r| r.with_source(source.clone().unbind())))
+    let chunks: PyResult<Vec<_>> =
+        rows.into_iter().map(|r| crate::chunk::new_chunk(py, r.with_source(source.clone().unbind()))).collect();
+    PyList::new(py, chunks?)
 }
 
 /// `err` with the index of the text it is about, as the same exception type.

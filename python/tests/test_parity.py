@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -221,6 +222,75 @@ def test_a_chunks_text_is_cut_from_the_text_passed_in() -> None:
     words = "one two  three four five six seven eight nine ten eleven twelve"
     assert [c.text for c in joined.chunk(words.encode("utf-8"))] == [c.text for c in joined.chunk(words)]
     assert any(c.text != words[c.char_start : c.char_end] for c in joined.chunk(words))
+
+
+# CPython stores a str in one of four ways, by its widest code point; each
+# is read from its own buffer and transcoded to UTF-8 on the worker thread.
+STR_KINDS = {
+    "ascii": "Plain words, and a line.\n\n" * 120,
+    "latin-1": "Café, naïve déjà vu; ÿ and ß.\n\n" * 120,
+    "two-byte": "中文的句子，还有“引号”。— and Ελληνικά.\n\n" * 120,
+    "four-byte": "Emoji 🦀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢, 中文。𠀀\n\n" * 120,
+}
+
+
+@pytest.mark.parametrize("kind", STR_KINDS)
+def test_every_kind_of_str_gives_the_chunks_of_its_utf8(kind: str) -> None:
+    text = STR_KINDS[kind]
+    encoded = text.encode("utf-8")
+    for chunker in [
+        chunktui.Chunker(strategy="recursive", size=150, overlap=30),
+        chunktui.Chunker(strategy="fixed", unit="tokens", size=40, overlap=8),
+    ]:
+        chunks = chunker.chunk(text)
+        assert len(chunks) > 5
+        assert chunks == chunker.chunk(encoded)
+        for threads in [1, 2]:
+            assert chunker.chunk_many([encoded, text, text[:-7]], threads=threads)[1] == chunks
+        for c in chunks:
+            assert c.text == text[c.char_start : c.char_end]
+            assert (c.start, c.end) == (len(text[: c.char_start].encode()), len(text[: c.char_end].encode()))
+
+
+def test_a_str_with_lone_surrogates_is_a_value_error_naming_the_first() -> None:
+    chunker = chunktui.Chunker(size=100, overlap=10)
+    # Two adjacent surrogates are two characters in Python, not a pair.
+    for text, first in [("ab\ud83d\ude00", "U+D83D at character 2"), ("🦀 x\udfff", "U+DFFF at character 3")]:
+        with pytest.raises(ValueError, match=rf"^the text holds a lone surrogate \({re.escape(first)}\)"):
+            chunker.chunk(text)
+        with pytest.raises(ValueError, match=rf"^texts\[1\]: the text holds a lone surrogate \({re.escape(first)}\)"):
+            chunker.chunk_many(["fine", text], threads=2)
+
+
+def test_chunks_are_left_out_of_the_cyclic_gc_and_never_in_a_cycle() -> None:
+    chunker = chunktui.Chunker(size=100, overlap=10)
+    text = "Words and more words. " * 50
+    assert not any(gc.is_tracked(c) for c in chunker.chunk(text) + chunker.chunk(text.encode("utf-8")))
+
+    freed: list[str] = []
+
+    class Note(str):
+        chunks: list[chunktui.Chunk]
+
+        def __del__(self) -> None:
+            freed.append("str")
+
+    class Blob(bytes):
+        chunks: list[chunktui.Chunk]
+
+        def __del__(self) -> None:
+            freed.append("bytes")
+
+    # A subclass's instance can refer to its own chunks; they hold a plain
+    # copy of it, so there is no cycle, and it goes when its last name does.
+    sources: list[Note | Blob] = [Note(text), Blob(text.encode("utf-8"))]
+    while sources:
+        source = sources.pop()
+        source.chunks = chunker.chunk_many([source], threads=2)[0]
+        assert source.chunks == chunker.chunk(text)
+        assert not any(gc.is_tracked(c) for c in source.chunks)
+        del source
+    assert freed == ["bytes", "str"]
 
 
 def test_bad_settings_are_value_errors_with_the_cli_message() -> None:
