@@ -38,18 +38,12 @@ impl<'a> Input<'a> {
             }),
             Input::Latin1(b) => Ok(encoding_rs::mem::decode_latin1(b)),
             Input::Ucs2(units) => {
-                // One pass (which the compiler vectorises) finds the exact
-                // UTF-8 length, and whether any unit is a surrogate: one in
-                // a two-byte str is on its own, as Python keeps characters
-                // above U+FFFF in four-byte strs, never as pairs, so even
-                // two adjacent ones have no UTF-8 form. Sized for three
-                // bytes a unit instead, the buffer's page faults cost a
-                // third of the time on English text.
-                let (len, surrogates) = units.iter().fold((0, 0), |(len, bad), &u| {
-                    (len + 1 + usize::from(u >= 0x80) + usize::from(u >= 0x800), bad | u16::from(u & 0xF800 == 0xD800))
-                });
-                if surrogates != 0 {
-                    let at = units.iter().position(|&u| u & 0xF800 == 0xD800).expect("a surrogate was seen");
+                // A surrogate in a two-byte str is one on its own: Python
+                // keeps characters above U+FFFF in four-byte strs, never as
+                // pairs, so even two adjacent ones have no UTF-8 form.
+                let (len, surrogates) = utf8_len(units);
+                if surrogates {
+                    let at = units.iter().position(|&u| is_surrogate(u.into())).expect("a surrogate was seen");
                     return Err(surrogate(at, units[at].into()));
                 }
                 let mut utf8 = "\0".repeat(len);
@@ -57,12 +51,13 @@ impl<'a> Input<'a> {
                 assert_eq!((read, written), (units.len(), len), "an exact-size buffer holds the whole text");
                 Ok(Cow::Owned(utf8))
             }
-            Input::Ucs4(points) => points
-                .iter()
-                .enumerate()
-                .map(|(at, &p)| char::from_u32(p).ok_or_else(|| surrogate(at, p)))
-                .collect::<chunktui::Result<String>>()
-                .map(Cow::Owned),
+            Input::Ucs4(points) => {
+                let mut utf8 = String::with_capacity(utf8_len(points).0);
+                for (at, &p) in points.iter().enumerate() {
+                    utf8.push(char::from_u32(p).ok_or_else(|| surrogate(at, p))?);
+                }
+                Ok(Cow::Owned(utf8))
+            }
         }
     }
 
@@ -76,6 +71,23 @@ impl<'a> Input<'a> {
             },
         })
     }
+}
+
+/// The exact UTF-8 length of a str's code points, and whether any is a
+/// surrogate, in one pass the compiler vectorises (blocks summed in `u32`).
+/// Sized for the most a code point can take instead, the buffer's page
+/// faults cost a third of the transcoding on English text.
+fn utf8_len<T: Copy + Into<u32>>(points: &[T]) -> (usize, bool) {
+    points.chunks(4096).fold((0, false), |(len, seen), block| {
+        let bytes = |p: u32| 1 + u32::from(p >= 0x80) + u32::from(p >= 0x800) + u32::from(p >= 0x1_0000);
+        let block_len: u32 = block.iter().map(|&p| bytes(p.into())).sum();
+        let any = block.iter().fold(false, |any, &p| any | is_surrogate(p.into()));
+        (len + block_len as usize, seen | any)
+    })
+}
+
+fn is_surrogate(point: u32) -> bool {
+    point & 0xFFFF_F800 == 0xD800
 }
 
 fn surrogate(at: usize, point: u32) -> chunktui::Error {
