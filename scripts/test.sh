@@ -89,6 +89,6 @@ if [ $# -eq 0 ]; then
       exit 1
     fi
   done
-  cargo build --locked --lib --no-default-features
+  cargo check --locked --lib --no-default-features
   cargo test --locked --no-default-features --features tui --test no_model
 fi
