@@ -233,6 +233,26 @@ fn max_sentences_zero_means_no_sentence_limit() {
 }
 
 #[test]
+fn a_size_without_an_overlap_overlaps_by_a_fifth_of_it() {
+    let d = Dir::new();
+    let doc = d.doc();
+    let settings = |extra: &[&str]| {
+        let out = ok(&[&["stats", doc.as_str()], extra].concat());
+        out.lines().find(|l| l.starts_with("settings")).expect("a settings line").to_string()
+    };
+    assert!(settings(&[]).ends_with("size 1000 chars · overlap 200 chars"), "{}", settings(&[]));
+    assert!(settings(&["--size", "300"]).ends_with("size 300 chars · overlap 60 chars"));
+    assert!(settings(&["--size", "4"]).ends_with("overlap 0 chars"));
+    assert!(settings(&["--size", "300", "--overlap", "7"]).ends_with("overlap 7 chars"));
+    // A config file's overlap is the user's own: a size flag leaves it.
+    let cfg =
+        d.write("c.toml", b"version = 1\nstrategy = \"recursive\"\nunit = \"chars\"\nsize = 1000\noverlap = 150\n");
+    assert!(settings(&["--config", &cfg, "--size", "400"]).ends_with("size 400 chars · overlap 150 chars"));
+    let help = ok(&["chunk", "--help"]);
+    assert!(help.contains("[default: a fifth of --size]"), "{help}");
+}
+
+#[test]
 fn sentence_overlap_must_stay_below_the_sentence_limit() {
     let d = Dir::new();
     let doc = d.doc();

@@ -47,7 +47,8 @@ class Chunk:
     def __eq__(self, other: object) -> bool: ...
 
 class Chunker:
-    """A configured chunker. Keywords are the config file's keys."""
+    """A configured chunker. Keywords are the config file's keys; without a
+    config file, a `size` given without `overlap` overlaps by a fifth of it."""
 
     def __init__(
         self,

@@ -106,8 +106,8 @@ pub struct Chunked {
 
 /// The chunks of one input as rows; bytes are checked for UTF-8, and a
 /// `str` transcoded to it, here, on the worker thread, so that this runs in
-/// parallel too. With a name that
-/// says HTML or PDF, the input is read as that file.
+/// parallel too. With a name that says HTML or PDF, the input is read as
+/// that file.
 pub fn chunk_one(chunker: &chunktui::Chunker, text: Input<'_>, name: Option<&str>) -> chunktui::Result<Chunked> {
     if let Some(name) = name {
         let bytes = text.into_bytes()?.into_owned();

@@ -57,11 +57,11 @@ pub fn build(base: Option<&ChunkConfig>, overrides: Map<String, Value>) -> Resul
         }
     }
     config.normalize();
-    // As on the command line: `size=100` alone should not trip over the
-    // default overlap of 200.
+    // As on the command line: a size given without an overlap (and without
+    // a config file) brings its own.
     let sized = overrides.contains_key("size") || overrides.contains_key("hierarchical");
-    if !from_file && sized && !overrides.contains_key("overlap") && config.overlap >= config.size {
-        config.overlap = config.size / 5;
+    if !from_file && sized && !overrides.contains_key("overlap") {
+        config.overlap = ChunkConfig::overlap_for_size(config.size);
     }
     Ok(config)
 }

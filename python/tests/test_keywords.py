@@ -99,3 +99,14 @@ def test_the_defaults_are_the_cli_defaults(tmp_path: Path) -> None:
     config = tmp_path / "chunktui.toml"
     config.write_text(chunktui.Chunker().to_toml(), encoding="utf-8")
     assert chunktui.Chunker.from_config(config).config == chunktui.Chunker().config
+
+
+def test_a_size_without_an_overlap_overlaps_by_a_fifth_of_it(tmp_path: Path) -> None:
+    assert chunktui.Chunker().config["overlap"] == 200
+    assert chunktui.Chunker(size=300).config["overlap"] == 60
+    assert chunktui.Chunker(size=4).config["overlap"] == 0
+    assert chunktui.Chunker(size=300, overlap=7).config["overlap"] == 7
+    # A config file's overlap is the user's own: a size keyword leaves it.
+    config = tmp_path / "chunktui.toml"
+    config.write_text('version = 1\nstrategy = "recursive"\nunit = "chars"\nsize = 1000\noverlap = 150\n', encoding="utf-8")
+    assert chunktui.Chunker.from_config(config, size=400).config["overlap"] == 150

@@ -358,7 +358,7 @@ pub struct ChunkFlags {
     /// Largest chunk, in --unit (at most 4294967295).
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = list(size))]
     pub size: Option<Values<usize>>,
-    /// Overlap between neighbouring chunks, in --unit.
+    /// Overlap between neighbouring chunks, in --unit [default: a fifth of --size].
     #[arg(long, value_name = "M", global = true, allow_negative_numbers = true,
           value_parser = list(whole("--overlap", 0)))]
     pub overlap: Option<Values<usize>>,
@@ -592,9 +592,8 @@ impl ChunkFlags {
         }
         if let Some(v) = &self.overlap {
             c.overlap = v.single("--overlap")?;
-        } else if self.config.is_none() && (self.size.is_some() || level_sizes.is_some()) && c.overlap >= c.size {
-            // `--size 100` alone should not trip over the default overlap of 200.
-            c.overlap = c.size / 5;
+        } else if self.config.is_none() && (self.size.is_some() || level_sizes.is_some()) {
+            c.overlap = ChunkConfig::overlap_for_size(c.size);
         }
         if let Some(p) = &self.preset {
             c.recursive.preset = p.clone();
