@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 __version__: str
@@ -77,9 +77,10 @@ class Chunker:
         """A file's chunks as `chunktui chunk FILE` gives them: HTML and PDF are
         extracted first, and offsets and text are those of the extracted text."""
     def chunk_many(
-        self, texts: Sequence[str | bytes], threads: int | None = None, names: Sequence[str] | None = None
+        self, texts: Iterable[str | bytes], threads: int | None = None, names: Iterable[str] | None = None
     ) -> list[list[Chunk]]:
-        """One list of chunks per text (str, or bytes holding UTF-8), in order,
+        """One list of chunks per text (str, or bytes holding UTF-8; a list or
+        any iterable, such as a generator of file contents), in order,
         on `threads` threads (None: every core), without the GIL: a str is read
         in place and transcoded to UTF-8 by the thread that chunks it, bytes
         are checked there (pass a file's bytes as read). `names` (file

@@ -119,6 +119,19 @@ pub fn borrow<'a>(value: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Input<'a>
     Err(type_error(value, what))
 }
 
+/// The items of a list, tuple or any other iterable passed as `what`. One
+/// `str` or `bytes` (an iterable of characters or ints) is refused, with
+/// `instead`: what the caller meant.
+pub fn items<'py>(value: &Bound<'py, PyAny>, what: &str, instead: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if value.is_instance_of::<PyString>() || value.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(format!("{what} is one {}: {instead}", kind(value))));
+    }
+    let iter = value.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!("{what} is {}: pass a list (or any iterable) of {what}", kind(value)))
+    })?;
+    iter.collect()
+}
+
 /// The `TypeError` of [`borrow`] for anything but `str` and `bytes`, found
 /// before anything is read.
 pub fn check_type(value: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
@@ -130,6 +143,9 @@ pub fn check_type(value: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
 }
 
 fn type_error(value: &Bound<'_, PyAny>, what: &str) -> PyErr {
-    let kind = value.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
-    PyTypeError::new_err(format!("{what} is {kind}: pass str, or bytes holding UTF-8"))
+    PyTypeError::new_err(format!("{what} is {}: pass str, or bytes holding UTF-8", kind(value)))
+}
+
+fn kind(value: &Bound<'_, PyAny>) -> String {
+    value.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string())
 }

@@ -61,19 +61,30 @@ impl PyChunker {
         chunked.into_list(py, &py.None().into_bound(py))
     }
 
-    /// Cut each text (`str`, or UTF-8 `bytes` such as a file's contents);
-    /// one list of chunks per text, in input order. Runs without the GIL on
-    /// `threads` threads (default: every core). `names` (file names or
-    /// paths, one per text): a text named `.html` or `.pdf` is a file's
-    /// contents, extracted first as `chunk_file` does.
+    /// Cut each text (`str`, or UTF-8 `bytes` such as a file's contents) of
+    /// a list or any iterable (a generator of file contents); one list of
+    /// chunks per text, in input order. Runs without the GIL on `threads`
+    /// threads (default: every core). `names` (file names or paths, one per
+    /// text): a text named `.html` or `.pdf` is a file's contents, extracted
+    /// first as `chunk_file` does.
     #[pyo3(signature = (texts, threads = None, names = None))]
     fn chunk_many<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<Bound<'py, PyAny>>,
+        texts: &Bound<'py, PyAny>,
         threads: Option<usize>,
-        names: Option<Vec<String>>,
+        names: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Vec<Bound<'py, PyList>>> {
+        let texts = input::items(texts, "texts", "pass a list of texts ([text]), or chunk(text) for one")?;
+        let names = match names {
+            Some(n) => Some(
+                input::items(n, "names", "pass a list, one name per text")?
+                    .iter()
+                    .map(|n| n.extract::<String>())
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
+            None => None,
+        };
         if let Some(n) = names.as_ref().filter(|n| n.len() != texts.len()) {
             return Err(PyValueError::new_err(format!(
                 "{} texts but {} names: give one name per text (or none)",

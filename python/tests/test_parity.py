@@ -178,6 +178,21 @@ def test_utf8_bytes_give_the_chunks_of_their_str() -> None:
     assert mixed == as_str[:2]
 
 
+def test_chunk_many_takes_any_iterable_but_not_one_text() -> None:
+    chunker = chunktui.Chunker(size=100, overlap=10)
+    texts = ["First text. " * 30, "Second text. " * 20]
+    expected = chunker.chunk_many(texts)
+    assert chunker.chunk_many(t for t in texts) == expected
+    assert chunker.chunk_many(tuple(texts), names=(f"{i}.md" for i in range(2))) == expected
+    for one in ["just one text", b"just one text"]:
+        with pytest.raises(TypeError, match=r"^texts is one (str|bytes): pass a list of texts \(\[text\]\), or chunk\(text\)"):
+            chunker.chunk_many(one)  # type: ignore[arg-type]  # the mistake under test
+    with pytest.raises(TypeError, match=r"^texts is int: pass a list \(or any iterable\) of texts"):
+        chunker.chunk_many(7)  # type: ignore[arg-type]  # the mistake under test
+    with pytest.raises(TypeError, match=r"^names is one str: pass a list, one name per text"):
+        chunker.chunk_many(texts, names="a.md")
+
+
 def test_bad_texts_name_their_position_and_what_to_do() -> None:
     chunker = chunktui.Chunker(size=100, overlap=10)
     bad = "déjà vu".encode("utf-8")[:2] + b" and more"  # cut inside the é
