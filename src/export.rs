@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::input::Source;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -39,17 +40,17 @@ pub struct ChunkRecord<'a> {
 }
 
 pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> Vec<ChunkRecord<'a>> {
-    let offsets = CharOffsets::new(text);
     chunks
         .iter()
+        .zip(char_ranges(chunks, text))
         .enumerate()
-        .map(|(index, c)| ChunkRecord {
+        .map(|(index, (c, chars))| ChunkRecord {
             path: None,
             index,
             start: c.range.start,
             end: c.range.end,
-            char_start: offsets.at(c.range.start),
-            char_end: offsets.at(c.range.end),
+            char_start: chars.start,
+            char_end: chars.end,
             size: c.size,
             text: c.text(text),
             meta: &c.meta,
@@ -59,6 +60,13 @@ pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> Vec<ChunkRecord<'a>> {
             embedding: None,
         })
         .collect()
+}
+
+/// Each chunk's range in code points (what Python slices with), as the
+/// records have it.
+pub fn char_ranges<'a>(chunks: &'a [Chunk], text: &'a str) -> impl Iterator<Item = Range<usize>> + 'a {
+    let offsets = CharOffsets::new(text);
+    chunks.iter().map(move |c| offsets.at(c.range.start)..offsets.at(c.range.end))
 }
 
 /// Write `bytes` to `path` without losing what is there. A regular file (or

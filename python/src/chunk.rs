@@ -17,10 +17,9 @@ use pyo3::types::{PyBytes, PyDict, PySlice, PyString};
 /// A chunk's fields, made on a worker thread (without the GIL).
 pub struct Row {
     index: usize,
-    start: usize,
-    end: usize,
-    char_start: usize,
-    char_end: usize,
+    /// In bytes, and in code points.
+    range: std::ops::Range<usize>,
+    chars: std::ops::Range<usize>,
     size: usize,
     meta: Meta,
 }
@@ -36,7 +35,8 @@ static NO_META: std::sync::LazyLock<ChunkMeta> = std::sync::LazyLock::new(ChunkM
 impl Row {
     /// The Python object, holding (a reference to) the text it was cut from.
     pub fn with_source(self, source: Py<PyAny>) -> PyChunk {
-        let Row { index, start, end, char_start, char_end, size, meta } = self;
+        let Row { index, range, chars, size, meta } = self;
+        let (start, end, char_start, char_end) = (range.start, range.end, chars.start, chars.end);
         PyChunk { index, start, end, char_start, char_end, size, source, meta }
     }
 }
@@ -65,21 +65,17 @@ pub struct PyChunk {
     meta: Meta,
 }
 
-/// The chunks of `text` as the CLI's records have them (`chunktui::export::
-/// records`: numbered in order, code-point offsets by `CharOffsets`).
+/// The chunks of `text` as the CLI's records have them (numbered in order,
+/// with `chunktui::export::char_ranges`), each taking its chunk's metadata.
 pub fn records(text: &str, chunks: Vec<chunktui::Chunk>) -> Vec<Row> {
-    let offsets = chunktui::document::CharOffsets::new(text);
+    let chars: Vec<_> = chunktui::export::char_ranges(&chunks, text).collect();
     chunks
         .into_iter()
+        .zip(chars)
         .enumerate()
-        .map(|(index, c)| Row {
-            index,
-            start: c.range.start,
-            end: c.range.end,
-            char_start: offsets.at(c.range.start),
-            char_end: offsets.at(c.range.end),
-            size: c.size,
-            meta: (c.meta != *NO_META).then(|| Box::new(c.meta)),
+        .map(|(index, (c, chars))| {
+            let meta = (c.meta != *NO_META).then(|| Box::new(c.meta));
+            Row { index, range: c.range, chars, size: c.size, meta }
         })
         .collect()
 }
