@@ -412,8 +412,8 @@ is_default!(
 impl ChunkConfig {
     /// The overlap that goes with a size given without one (on the command
     /// line or as keywords, without a config file): a fifth of it, as the
-    /// defaults have it (200 of 1000). A fixed 200 made `--size 300` overlap
-    /// by two thirds, three times the chunks, and refused `--size 150`.
+    /// defaults have it (200 of 1000). Keeping 200 made `--size 300` overlap
+    /// by two thirds, and gave three times the chunks.
     pub fn overlap_for_size(size: usize) -> usize {
         size / 5
     }
