@@ -120,26 +120,20 @@ fn to_isize(offset: usize) -> PyResult<isize> {
 
 /// A new chunk object that Python's cyclic GC does not track. PyO3 makes
 /// every class GC-tracked, but a chunk refers only to an exact `str` or
-/// `bytes` (`Chunked::into_list` copies a subclass's), which refer to
-/// nothing, so it can never be part of a cycle; tracked, the chunks cost
-/// `chunk_many` half the time it took to make them, under the GIL, as each
-/// collection walked every young chunk.
+/// `bytes` (`Chunked::into_list` makes its source one, copying a
+/// subclass's), which refer to nothing, so it can never be part of a cycle;
+/// tracked, the chunks cost `chunk_many` half the time it took to make
+/// them, under the GIL, as each collection walked every young chunk.
 pub fn new_chunk<'py>(py: Python<'py>, chunk: PyChunk) -> PyResult<Bound<'py, PyChunk>> {
-    let leaf = {
-        let source = chunk.source.bind(py);
-        source.is_exact_instance_of::<PyString>() || source.is_exact_instance_of::<PyBytes>()
-    };
     let object = Bound::new(py, chunk)?;
-    if leaf {
-        // SAFETY: `object` is a live, GC-tracked object of a GC type that
-        // this thread (holding the GIL) just made; untracking it only keeps
-        // the collector from visiting it, and its dealloc untracks only
-        // what is still tracked.
-        #[allow(unsafe_code)]
-        unsafe {
-            pyo3::ffi::PyObject_GC_UnTrack(object.as_ptr().cast())
-        };
-    }
+    // SAFETY: `object` is a live, GC-tracked object of a GC type that this
+    // thread (holding the GIL) just made; untracking it only keeps the
+    // collector from visiting it, and its dealloc untracks only what is
+    // still tracked.
+    #[allow(unsafe_code)]
+    unsafe {
+        pyo3::ffi::PyObject_GC_UnTrack(object.as_ptr().cast())
+    };
     Ok(object)
 }
 

@@ -132,9 +132,7 @@ impl Chunked {
     pub fn into_list<'py>(self, py: Python<'py>, input: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let source = match self.extracted {
             Some(text) => PyString::new(py, &text).into_any(),
-            None if input.is_exact_instance_of::<PyString>() || input.is_exact_instance_of::<PyBytes>() => {
-                input.clone()
-            }
+            None if is_exact_text(input) => input.clone(),
             None => match input.cast::<PyString>() {
                 Ok(s) => PyString::new(py, &s.to_cow()?).into_any(),
                 Err(_) => PyBytes::new(py, input.cast::<PyBytes>()?.as_bytes()).into_any(),
@@ -142,6 +140,11 @@ impl Chunked {
         };
         wrap(py, &source, self.rows)
     }
+}
+
+/// An exact `str` or `bytes`, not an instance of a subclass.
+fn is_exact_text(value: &Bound<'_, PyAny>) -> bool {
+    value.is_exact_instance_of::<PyString>() || value.is_exact_instance_of::<PyBytes>()
 }
 
 /// Whether a file of this name is extracted before it is chunked.
@@ -154,6 +157,7 @@ fn needs_extraction(name: &str) -> bool {
 
 /// The Python list of a text's chunks, each holding the text.
 fn wrap<'py>(py: Python<'py>, source: &Bound<'py, PyAny>, rows: Vec<Row>) -> PyResult<Bound<'py, PyList>> {
+    debug_assert!(is_exact_text(source), "chunks are untracked: their source must refer to nothing");
     let chunks: PyResult<Vec<_>> =
         rows.into_iter().map(|r| crate::chunk::new_chunk(py, r.with_source(source.clone().unbind()))).collect();
     PyList::new(py, chunks?)
