@@ -20,8 +20,11 @@ pub struct SetupArgs {
     pub cache_dir: Option<PathBuf>,
     /// Check a model directory of your own (a sentence-transformers ONNX
     /// export with tokenizer.json) instead of installing the default model.
+    /// A String, not a PathBuf: the global `--model` of the chunking flags
+    /// has the same id, and clap hands one value to both (a type mismatch
+    /// between them panics at start-up).
     #[arg(long, value_name = "DIR")]
-    pub model: Option<PathBuf>,
+    pub model: Option<String>,
     /// Download chunktui's own ONNX Runtime even when Python has one.
     #[arg(long)]
     pub own_runtime: bool,
@@ -202,12 +205,13 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     // 2. The model: the user's, or the default one.
     let model_dir = match &args.model {
         Some(d) => {
+            let d = PathBuf::from(d);
             for f in ["tokenizer.json"] {
                 if !d.join(f).is_file() {
                     return Err(Error::Model(format!("{} has no {f}", d.display())));
                 }
             }
-            d.clone()
+            d
         }
         None => {
             let model = &downloads.model;
