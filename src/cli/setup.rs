@@ -282,6 +282,10 @@ fn verify(runtime: &Path, model_dir: &Path) -> Result<()> {
         t1.elapsed().as_secs_f64() * 1000.0,
         info.threads
     ))?;
+    // What decides its vectors, and which file said so.
+    for line in info.settings.lines() {
+        say(format_args!("         {line}"))?;
+    }
     Ok(())
 }
 

@@ -14,6 +14,7 @@
 pub mod cache;
 pub mod onnx;
 pub mod runtime;
+pub mod st_config;
 
 use crate::config::DEFAULT_MODEL;
 use crate::embedding::Embedder;
@@ -22,6 +23,32 @@ use std::sync::Arc;
 
 pub use cache::CachedEmbedder;
 pub use onnx::{ModelInfo, ModelOptions, OnnxEmbedder};
+pub use st_config::StConfig;
+
+type SettingsMap = std::collections::HashMap<String, StConfig>;
+static SETTINGS: std::sync::OnceLock<std::sync::Mutex<SettingsMap>> = std::sync::OnceLock::new();
+
+/// Note the settings of a loaded model under its id, for reports that only
+/// hold the model's id (eval, sweep).
+pub(crate) fn remember_settings(model_id: &str, settings: &StConfig) {
+    let map = SETTINGS.get_or_init(Default::default);
+    map.lock().unwrap_or_else(|p| p.into_inner()).insert(model_id.to_string(), settings.clone());
+}
+
+/// The settings (input limit, pooling, prefix, ...) of a model loaded in
+/// this process, by its [`crate::embedding::Embedder::model_id`].
+pub fn settings_of(model_id: &str) -> Option<StConfig> {
+    SETTINGS.get()?.lock().unwrap_or_else(|p| p.into_inner()).get(model_id).cloned()
+}
+
+/// The settings a config's model would be loaded with, read from its
+/// directory without loading it (no ONNX Runtime needed).
+pub fn describe(semantic: &crate::config::SemanticOptions) -> Result<StConfig> {
+    let dir = model_dir(semantic)?;
+    let (model_file, _) = onnx::model_files(&dir)?;
+    let opts = ModelOptions { prefix: semantic.prefix.clone(), max_tokens: semantic.max_tokens, ..Default::default() };
+    st_config::read(&dir, &model_file, &opts)
+}
 
 /// chunktui's cache directory: `$CHUNKTUI_CACHE_DIR`, else the platform cache
 /// dir (`~/.cache/chunktui` on Linux).
@@ -40,6 +67,22 @@ pub fn default_model_dir() -> Option<std::path::PathBuf> {
     cache_dir().map(|d| d.join("models").join(DEFAULT_MODEL))
 }
 
+/// The model directory a config names (the default model's when none).
+fn model_dir(semantic: &crate::config::SemanticOptions) -> Result<std::path::PathBuf> {
+    match semantic.model.as_deref() {
+        Some(m) if m != DEFAULT_MODEL => Ok(std::path::PathBuf::from(m)),
+        _ => default_model_dir().ok_or_else(|| {
+            Error::Model("no cache directory on this system: pass a model directory with --model DIR".into())
+        }),
+    }
+}
+
+/// What [`load_model_for`] would refuse for want of files, found without
+/// loading anything: a missing directory, model.onnx or tokenizer.json.
+pub fn check_model_files(semantic: &crate::config::SemanticOptions) -> Result<()> {
+    onnx::model_files(&model_dir(semantic)?).map(|_| ())
+}
+
 /// Load (once per process, then shared) the embedder for a model directory,
 /// or the default model when `model` is `None`, with the on-disk cache.
 /// Errors say what to run when the runtime or the model is missing.
@@ -56,12 +99,7 @@ pub fn load_model_for(semantic: &crate::config::SemanticOptions) -> Result<Arc<d
     use std::sync::{Mutex, OnceLock};
     type Key = (std::path::PathBuf, Option<String>, Option<usize>);
     static LOADED: OnceLock<Mutex<HashMap<Key, Arc<dyn Embedder>>>> = OnceLock::new();
-    let dir = match semantic.model.as_deref() {
-        Some(m) if m != DEFAULT_MODEL => std::path::PathBuf::from(m),
-        _ => default_model_dir().ok_or_else(|| {
-            Error::Model("no cache directory on this system: pass a model directory with --model DIR".into())
-        })?,
-    };
+    let dir = model_dir(semantic)?;
     let key = (dir.clone(), semantic.prefix.clone(), semantic.max_tokens);
     let map = LOADED.get_or_init(Default::default);
     if let Some(e) = map.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {

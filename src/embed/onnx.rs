@@ -6,14 +6,13 @@
 //! - A text longer than the model's input is cut to it and reported in
 //!   [`Embeddings::truncated`]; never silently.
 //! - Intra-op threads = available cores, spinning off.
-//! - Mean pooling over the attention mask (or CLS when the model's pooling
-//!   config says so), then L2 normalisation.
+//! - Pooling as the model's sentence-transformers Pooling module says (mean,
+//!   cls, max, lasttoken, ...; prompt tokens left out when it says so), then
+//!   L2 normalisation.
 //!
-//! Settings are read from the model directory when present:
-//! `chunktui-model.json` (`id`, `max_seq_length`, `prefix`, `pooling`; written
-//! by `chunktui setup`), `sentence_bert_config.json` (`max_seq_length`),
-//! `1_Pooling/config.json` (`pooling_mode_*`), `config.json`
-//! (`max_position_embeddings`); [`ModelOptions`] overrides them all.
+//! Settings (input limit, lowercasing, pooling, prefix) are read from the
+//! model directory as sentence-transformers reads them: see
+//! [`super::st_config`]. [`ModelOptions`] overrides them.
 
 use crate::embedding::TokenVectors;
 use crate::embedding::{normalize, Control, Embedder, Embeddings};
@@ -23,11 +22,7 @@ use ort::value::Tensor;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pooling {
-    Mean,
-    Cls,
-}
+pub use super::st_config::{PoolMode, Pooling, StConfig};
 
 /// Overrides for what the model directory says (or does not say).
 #[derive(Debug, Clone, Default)]
@@ -54,6 +49,8 @@ pub struct ModelInfo {
     pub prefix: String,
     pub max_tokens: usize,
     pub pooling: Pooling,
+    /// Every setting with where it came from.
+    pub settings: StConfig,
     pub batch_size: usize,
     pub threads: usize,
     pub inputs: Vec<String>,
@@ -68,6 +65,9 @@ pub struct OnnxEmbedder {
     /// Ids before a window of document tokens (specials + prefix) and after it.
     head: Vec<u32>,
     tail: Vec<u32>,
+    /// Leading tokens pooling leaves out (the prompt, when the Pooling module
+    /// has include_prompt false): sentence-transformers' prompt_length.
+    skip: usize,
 }
 
 impl std::fmt::Debug for OnnxEmbedder {
@@ -80,11 +80,34 @@ fn model_err(what: impl std::fmt::Display) -> Error {
     Error::Model(what.to_string())
 }
 
-/// A model directory's small JSON files (config.json, ...), within the
-/// settings limit: a FIFO or a runaway file there reads as absent.
-fn read_json(path: &Path) -> Option<serde_json::Value> {
-    let cap = crate::input::Cap::settings("model settings file").ok()?;
-    serde_json::from_str(&crate::input::read_text_capped(path, &cap).ok()?).ok()
+/// The ONNX file and the tokenizer.json of a model directory, or the error
+/// that says what is missing. Reads neither (`config check` uses it).
+pub fn model_files(model_dir: &Path) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+    if !model_dir.is_dir() {
+        return Err(model_err(format!(
+            "no embedding model at {}: run `chunktui setup` for the default model, or pass --model DIR \
+             (a sentence-transformers ONNX export with tokenizer.json)",
+            model_dir.display()
+        )));
+    }
+    let model_file = ["model.onnx", "onnx/model.onnx", "model_quantized.onnx", "onnx/model_quantized.onnx"]
+        .iter()
+        .map(|n| model_dir.join(n))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            model_err(format!(
+                "{} has no model.onnx: run `chunktui setup`, or pass --model DIR with an ONNX export",
+                model_dir.display()
+            ))
+        })?;
+    let tok_file = model_dir.join("tokenizer.json");
+    if !tok_file.is_file() {
+        return Err(model_err(format!(
+            "{} has no tokenizer.json: export the model's tokenizer next to model.onnx",
+            model_dir.display()
+        )));
+    }
+    Ok((model_file, tok_file))
 }
 
 impl OnnxEmbedder {
@@ -92,30 +115,7 @@ impl OnnxEmbedder {
     /// ONNX Runtime library to use; `None` searches for one (see
     /// [`super::runtime::find`]).
     pub fn load(model_dir: &Path, runtime: Option<&Path>, opts: &ModelOptions) -> Result<Self> {
-        if !model_dir.is_dir() {
-            return Err(model_err(format!(
-                "no embedding model at {}: run `chunktui setup` for the default model, or pass --model DIR \
-                 (a sentence-transformers ONNX export with tokenizer.json)",
-                model_dir.display()
-            )));
-        }
-        let model_file = ["model.onnx", "onnx/model.onnx", "model_quantized.onnx", "onnx/model_quantized.onnx"]
-            .iter()
-            .map(|n| model_dir.join(n))
-            .find(|p| p.is_file())
-            .ok_or_else(|| {
-                model_err(format!(
-                    "{} has no model.onnx: run `chunktui setup`, or pass --model DIR with an ONNX export",
-                    model_dir.display()
-                ))
-            })?;
-        let tok_file = model_dir.join("tokenizer.json");
-        if !tok_file.is_file() {
-            return Err(model_err(format!(
-                "{} has no tokenizer.json: export the model's tokenizer next to model.onnx",
-                model_dir.display()
-            )));
-        }
+        let (model_file, tok_file) = model_files(model_dir)?;
         // Read within the tokenizer limit, as `--tokenizer hf:` files are.
         let tok_bytes =
             crate::input::read_capped(crate::input::Source::Path(&tok_file), &crate::input::Cap::tokenizer()?)?;
@@ -132,64 +132,15 @@ impl OnnxEmbedder {
         tokenizer.with_padding(None);
         tokenizer.with_truncation(None).map_err(model_err)?;
 
-        let own = read_json(&model_dir.join("chunktui-model.json"));
-        let sbert = read_json(&model_dir.join("sentence_bert_config.json"));
-        let pool_cfg = read_json(&model_dir.join("1_Pooling/config.json"));
-        let hf_cfg = read_json(&model_dir.join("config.json"));
+        let settings = super::st_config::read(model_dir, &model_file, opts)?;
+        let (max_tokens, prefix, pooling) =
+            (settings.max_tokens.value, settings.prefix.value.clone(), settings.pooling.value.clone());
         let dir_name = model_dir
             .canonicalize()
             .unwrap_or_else(|_| model_dir.to_path_buf())
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".into());
-
-        // What the model can take at most: its position embedding table (from
-        // the graph, else config.json). More tokens fail inside ONNX Runtime.
-        let positions = graph_positions(&model_file)
-            .or_else(|| hf_cfg.as_ref()?.get("max_position_embeddings")?.as_u64().map(|v| v as usize))
-            .map(usable_positions);
-        if let (Some(asked), Some(real)) = (opts.max_tokens, positions) {
-            if asked > real {
-                return Err(model_err(format!(
-                    "model max tokens {asked} is more than {} takes: its largest input is {real} tokens \
-                     (its position embeddings); set --model-max-tokens (semantic.max_tokens) to at most {real}, \
-                     or leave it out",
-                    model_file.display()
-                )));
-            }
-        }
-        let max_tokens = opts
-            .max_tokens
-            .or_else(|| {
-                let said = own.as_ref()?.get("max_seq_length")?.as_u64().map(|v| v as usize);
-                let said = said.or_else(|| sbert.as_ref()?.get("max_seq_length")?.as_u64().map(|v| v as usize));
-                // A directory may claim more than the graph takes (RoBERTa's 514).
-                said.map(|n| positions.map_or(n, |p| n.min(p)))
-            })
-            .or(positions)
-            .unwrap_or(512)
-            .max(crate::config::MIN_MODEL_TOKENS);
-        let prefix =
-            opts.prefix.clone().or_else(|| own.as_ref()?.get("prefix")?.as_str().map(String::from)).unwrap_or_else(
-                || {
-                    // e5 models are trained with "query: " / "passage: " prefixes.
-                    let lower = dir_name.to_lowercase();
-                    if lower.contains("e5") {
-                        "query: ".into()
-                    } else {
-                        String::new()
-                    }
-                },
-            );
-        let pooling = opts.pooling.unwrap_or_else(|| {
-            let cls_own = own.as_ref().and_then(|o| o.get("pooling")?.as_str().map(|s| s == "cls"));
-            let cls_st = pool_cfg.as_ref().and_then(|p| p.get("pooling_mode_cls_token")?.as_bool());
-            if cls_own.or(cls_st).unwrap_or(false) {
-                Pooling::Cls
-            } else {
-                Pooling::Mean
-            }
-        });
 
         let (runtime_path, env) = super::runtime::environment(runtime)?;
         let threads =
@@ -231,6 +182,17 @@ impl OnnxEmbedder {
             None => special.iter().position(|&s| s == 1).map_or(0, |_| 1.min(ids.len())),
         };
         let (head, tail) = (ids[..split].to_vec(), ids[split..].to_vec());
+        // sentence-transformers' prompt_length: the prompt as it is tokenized
+        // (stripped, lowercased), less a special token at its end.
+        let skip = if pooling.include_prompt || prefix.is_empty() {
+            0
+        } else {
+            let p = prefix.trim();
+            let p = if settings.lower_case.value { p.to_lowercase() } else { p.to_string() };
+            let enc = tokenizer.encode(p.as_str(), true).map_err(model_err)?;
+            let n = enc.get_ids().len();
+            n - usize::from(enc.get_special_tokens_mask().last() == Some(&1))
+        };
 
         let model_hash = {
             use sha2::{Digest, Sha256};
@@ -244,11 +206,22 @@ impl OnnxEmbedder {
             h.update(&buf[..n]);
             h.update(prefix.as_bytes());
             h.update((max_tokens as u64).to_le_bytes());
-            h.update([pooling as u8]);
+            // Plain mean and CLS hash as they always have (cached vectors stay valid).
+            match (pooling.modes.as_slice(), pooling.include_prompt) {
+                ([PoolMode::Mean], true) => h.update([0u8]),
+                ([PoolMode::Cls], true) => h.update([1u8]),
+                (modes, include) => {
+                    h.update([2u8, u8::from(include)]);
+                    modes.iter().for_each(|m| h.update(m.name().as_bytes()));
+                }
+            }
+            if settings.lower_case.value {
+                h.update(b"lowercase");
+            }
             let d = h.finalize();
             d[..6].iter().map(|b| format!("{b:02x}")).collect::<String>()
         };
-        let id = own.as_ref().and_then(|o| o.get("id")?.as_str().map(String::from)).unwrap_or(dir_name);
+        let id = settings.id.clone().unwrap_or(dir_name);
         let info = ModelInfo {
             id: format!("{id}-{model_hash}"),
             dir: model_dir.to_path_buf(),
@@ -257,21 +230,23 @@ impl OnnxEmbedder {
             prefix,
             max_tokens,
             pooling,
+            settings,
             batch_size: opts.batch_size.unwrap_or(32).max(1),
             threads,
             inputs,
         };
-        Ok(OnnxEmbedder { info, session: Mutex::new(session), tokenizer, pad_id, token_type_ids, head, tail })
+        super::remember_settings(&info.id, &info.settings);
+        Ok(OnnxEmbedder { info, session: Mutex::new(session), tokenizer, pad_id, token_type_ids, head, tail, skip })
     }
 
     pub fn info(&self) -> &ModelInfo {
         &self.info
     }
 
-    /// Token ids of `prefix + text` with specials, cut to the max input.
-    /// Returns (ids, was_truncated).
+    /// Token ids of `prefix + text` (stripped, lowercased when the model
+    /// says so) with specials, cut to the max input. Returns (ids, was_truncated).
     fn encode(&self, text: &str) -> Result<(Vec<u32>, bool)> {
-        let input = if self.info.prefix.is_empty() { text.to_string() } else { format!("{}{text}", self.info.prefix) };
+        let input = self.info.settings.prepare(text);
         let enc = self.tokenizer.encode(input, true).map_err(model_err)?;
         let ids = enc.get_ids();
         let max = self.info.max_tokens;
@@ -343,18 +318,49 @@ impl OnnxEmbedder {
         }
     }
 
+    /// One row's sentence vector from its token vectors, as
+    /// sentence-transformers' Pooling module computes it (modes concatenated
+    /// in its order), L2-normalised.
     fn pool(&self, hidden: &[f32], seq: usize, dim: usize, row: usize, len: usize) -> Vec<f32> {
         let base = row * seq * dim;
-        let mut v = vec![0f32; dim];
-        if seq == 1 || self.info.pooling == Pooling::Cls {
-            v.copy_from_slice(&hidden[base..base + dim]);
-        } else {
-            for t in 0..len.min(seq) {
-                let tok = &hidden[base + t * dim..base + (t + 1) * dim];
-                v.iter_mut().zip(tok).for_each(|(a, b)| *a += b);
+        let tok = |t: usize| &hidden[base + t * dim..base + (t + 1) * dim];
+        if seq == 1 {
+            let mut v = tok(0).to_vec();
+            normalize(&mut v);
+            return v;
+        }
+        let len = len.min(seq);
+        // Tokens that count: the prompt's are masked out when include_prompt is false.
+        let from = self.skip.min(len);
+        let mut v = Vec::with_capacity(dim * self.info.pooling.modes.len());
+        for mode in &self.info.pooling.modes {
+            match mode {
+                PoolMode::Cls => v.extend_from_slice(tok(0)),
+                PoolMode::Max => {
+                    // Masked-out tokens count as -1e9, as in sentence-transformers.
+                    let masked = from > 0 || len < seq;
+                    let mut m = vec![if masked { -1e9f32 } else { f32::NEG_INFINITY }; dim];
+                    for t in from..len {
+                        m.iter_mut().zip(tok(t)).for_each(|(a, b)| *a = a.max(*b));
+                    }
+                    v.extend(m);
+                }
+                PoolMode::Mean | PoolMode::MeanSqrtLen | PoolMode::WeightedMean => {
+                    let mut sum = vec![0f32; dim];
+                    let mut weight = 0f32;
+                    for t in from..len {
+                        let w = if *mode == PoolMode::WeightedMean { (t + 1) as f32 } else { 1.0 };
+                        sum.iter_mut().zip(tok(t)).for_each(|(a, b)| *a += w * b);
+                        weight += w;
+                    }
+                    let weight = weight.max(1e-9);
+                    let d = if *mode == PoolMode::MeanSqrtLen { weight.sqrt() } else { weight };
+                    v.extend(sum.into_iter().map(|a| a / d));
+                }
+                // The last token the mask keeps (zeros when it keeps none).
+                PoolMode::LastToken if from < len => v.extend_from_slice(tok(len - 1)),
+                PoolMode::LastToken => v.extend(std::iter::repeat_n(0f32, dim)),
             }
-            let n = len.max(1) as f32;
-            v.iter_mut().for_each(|a| *a /= n);
         }
         normalize(&mut v);
         v
@@ -403,16 +409,6 @@ pub fn graph_positions(model_file: &Path) -> Option<usize> {
         })
     })?;
     rows.into_iter().filter(|&n| n > 0).min()
-}
-
-/// Positions a model can use: RoBERTa-style tables (2^k + 2 rows, e.g. 514)
-/// reserve two rows before the first token.
-fn usable_positions(rows: usize) -> usize {
-    if rows > 4 && (rows - 2).is_power_of_two() {
-        rows - 2
-    } else {
-        rows
-    }
 }
 
 /// Just enough protobuf to walk an ONNX file's fields without reading the
@@ -583,6 +579,7 @@ impl Embedder for OnnxEmbedder {
 
 #[cfg(test)]
 mod tests {
+    use super::super::st_config::usable_positions;
     use super::*;
 
     fn varint(mut v: u64, out: &mut Vec<u8>) {
