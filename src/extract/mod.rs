@@ -9,6 +9,8 @@
 
 pub mod html;
 pub mod pdf;
+#[cfg(feature = "pdf")]
+pub mod pdf_guard;
 
 use crate::chunk::Chunk;
 use std::ops::Range;

@@ -66,37 +66,88 @@ pub fn extract(_bytes: &[u8], name: &str) -> Result<Extracted> {
     )))
 }
 
+/// The stack of the thread that reads a PDF: pdf-extract draws nested forms
+/// by recursion; [`super::pdf_guard`] bounds the nesting, and this leaves
+/// room for it whatever thread (a folder run's worker) asked.
+#[cfg(feature = "pdf")]
+const READER_STACK: usize = 64 << 20;
+
 #[cfg(feature = "pdf")]
 fn read_pages(bytes: &[u8], name: &str) -> Result<Vec<String>> {
+    let cap = crate::input::Cap::document();
+    let run = || read_pages_here(bytes, name, cap.bytes);
+    std::thread::scope(|scope| {
+        let reader = std::thread::Builder::new().name("pdf-reader".into()).stack_size(READER_STACK);
+        match reader.spawn_scoped(scope, run) {
+            Ok(handle) => handle.join().unwrap_or_else(|_| Err(damaged(name, "the reader gave up".into()))),
+            // No thread to be had: read on this one.
+            Err(_) => run(),
+        }
+    })
+}
+
+#[cfg(feature = "pdf")]
+fn damaged(name: &str, what: String) -> Error {
+    Error::input(format!(
+        "{name} cannot be read as a PDF ({what}): it may be truncated or damaged; re-export or repair it \
+         (e.g. `qpdf {name} repaired.pdf`)"
+    ))
+}
+
+#[cfg(feature = "pdf")]
+fn refused(name: &str, refusal: super::pdf_guard::Refusal) -> Error {
+    use super::pdf_guard::Refusal;
+    match refusal {
+        Refusal::Damaged(what) => damaged(name, what),
+        Refusal::TooBig(what) => Error::input(format!(
+            "{name} is too big to read as a PDF ({what}): split it, or raise the limit with --max-input-mb N"
+        )),
+    }
+}
+
+#[cfg(feature = "pdf")]
+fn read_pages_here(bytes: &[u8], name: &str, cap: u64) -> Result<Vec<String>> {
+    use super::pdf_guard::{check_document, check_raw, Limits};
     use pdf_extract::{Document, Error as PdfError};
-    let damaged = |what: String| {
-        Error::input(format!(
-            "{name} cannot be read as a PDF ({what}): it may be truncated or damaged; re-export or repair it \
-             (e.g. `qpdf {name} repaired.pdf`)"
-        ))
-    };
     let encrypted = || {
         Error::input(format!(
             "{name} is an encrypted PDF that needs a password: decrypt it first \
              (e.g. `qpdf --decrypt --password=PASSWORD {name} plain.pdf`)"
         ))
     };
+    let limits = Limits::new(cap);
+    // Streams lopdf inflates while loading, before it does.
+    check_raw(bytes, limits).map_err(|r| refused(name, r))?;
     // lopdf decrypts with the empty user password while loading, when that works.
-    let doc = match Document::load_mem(bytes) {
-        Ok(doc) => doc,
-        Err(PdfError::Decryption(_)) => return Err(encrypted()),
-        Err(e) => return Err(damaged(one_line(&e.to_string()))),
+    let doc = match quiet_panics::catch(|| Document::load_mem(bytes)) {
+        Ok(Ok(doc)) => doc,
+        Ok(Err(PdfError::Decryption(_))) => return Err(encrypted()),
+        Ok(Err(e)) => return Err(damaged(name, one_line(&e.to_string()))),
+        Err(what) => return Err(damaged(name, what)),
     };
     if doc.is_encrypted() {
         return Err(encrypted());
     }
     let numbers: Vec<u32> = doc.get_pages().into_keys().collect();
     if numbers.is_empty() {
-        return Err(damaged("it has no pages".into()));
+        return Err(damaged(name, "it has no pages".into()));
     }
+    // Bombs, loops and absurd nesting, before pdf-extract meets them.
+    check_document(&doc, limits, bytes.len() as u64).map_err(|r| refused(name, r))?;
     let mut pages = Vec::with_capacity(numbers.len());
+    let mut text_bytes = 0u64;
     for number in numbers {
-        let text = page_text(&doc, number).map_err(|what| damaged(format!("page {number}: {}", one_line(&what))))?;
+        let text =
+            page_text(&doc, number).map_err(|what| damaged(name, format!("page {number}: {}", one_line(&what))))?;
+        // The text is the document: the document limit holds for it too.
+        text_bytes += text.len() as u64;
+        if text_bytes > cap {
+            return Err(Error::input(format!(
+                "{name}'s text is over the {} MiB document limit (at page {number}): split it, or raise the \
+                 limit with --max-input-mb N",
+                cap.div_ceil(1 << 20)
+            )));
+        }
         pages.push(text);
     }
     Ok(pages)
