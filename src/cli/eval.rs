@@ -199,6 +199,18 @@ pub(super) fn metric(e: &Evaluation, name: &str) -> Summary {
     }
 }
 
+/// The settings of the model the run embedded with (loaded in this
+/// process): as JSON, and as report lines.
+#[cfg(feature = "embed")]
+fn model_settings(id: &str) -> Option<(serde_json::Value, Vec<String>)> {
+    crate::embed::settings_of(id).map(|s| (s.to_json(), s.lines()))
+}
+
+#[cfg(not(feature = "embed"))]
+fn model_settings(_id: &str) -> Option<(serde_json::Value, Vec<String>)> {
+    None
+}
+
 /// The evaluation as one JSON object: each metric `{mean, std}`,
 /// `per_question`, and what was run.
 pub(super) fn json_value(run: &Run, kind: RetrieverKind, k: usize) -> serde_json::Value {
@@ -206,6 +218,9 @@ pub(super) fn json_value(run: &Run, kind: RetrieverKind, k: usize) -> serde_json
     if let Some(obj) = value.as_object_mut() {
         obj.insert("retriever".into(), kind.name().into());
         obj.insert("model".into(), run.model.as_deref().map_or(serde_json::Value::Null, Into::into));
+        if let Some(settings) = run.model.as_deref().and_then(model_settings) {
+            obj.insert("model_settings".into(), settings.0);
+        }
         obj.insert("k".into(), k.into());
         obj.insert("chunks".into(), run.chunks.into());
         obj.insert("chunk_chars".into(), run.chunk_chars.into());
@@ -231,6 +246,11 @@ fn table(run: &Run, kind: RetrieverKind, k: usize, c: &ChunkConfig, docs: usize)
         c.unit,
         c.overlap,
     );
+    // The model's input limit, pooling and prefix, and where each came from.
+    if let Some(settings) = run.model.as_deref().and_then(model_settings) {
+        settings.1.iter().for_each(|l| out.push_str(&format!("model {l}\n")));
+        out.push('\n');
+    }
     out.push_str(&format!("{:<16} {:>6} {:>6}\n", "metric", "mean", "std"));
     for name in METRICS {
         let s = metric(e, name);
