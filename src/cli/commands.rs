@@ -360,6 +360,9 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             stats: &'a Stats,
             #[serde(flatten)]
             lint: super::lint::Json<'a>,
+            /// The model's input limit, pooling, prefix and their sources.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            model_settings: Option<serde_json::Value>,
         }
         let out = Out {
             file: file.display().to_string(),
@@ -372,6 +375,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             seconds,
             stats: &s,
             lint: lint.json(),
+            model_settings: super::eval::configured_model_settings(&config)?,
         };
         serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
     } else {

@@ -211,6 +211,22 @@ fn model_settings(_id: &str) -> Option<(serde_json::Value, Vec<String>)> {
     None
 }
 
+/// The settings of the model a config names (`--model`, or a model
+/// strategy's default model), read from its directory, for `stats --json`:
+/// `None` when no model is configured.
+#[cfg(feature = "embed")]
+pub(super) fn configured_model_settings(config: &ChunkConfig) -> Result<Option<serde_json::Value>> {
+    if config.semantic.model.is_none() && !config.strategy.needs_model() {
+        return Ok(None);
+    }
+    Ok(Some(crate::embed::describe(&config.semantic)?.to_json()))
+}
+
+#[cfg(not(feature = "embed"))]
+pub(super) fn configured_model_settings(_config: &ChunkConfig) -> Result<Option<serde_json::Value>> {
+    Ok(None)
+}
+
 /// The evaluation as one JSON object: each metric `{mean, std}`,
 /// `per_question`, and what was run.
 pub(super) fn json_value(run: &Run, kind: RetrieverKind, k: usize) -> serde_json::Value {
