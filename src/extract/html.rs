@@ -71,10 +71,22 @@ const BLOCKS: &[&str] = &[
     "tr",
 ];
 
-/// Extract the text and structure of an HTML document.
+/// Element paths keep at most this many steps: deeper, the steps nearest
+/// the block (a selector that still matches it, no longer from the root),
+/// so a document nested thousands deep costs no more per block.
+pub const MAX_PATH_STEPS: usize = 128;
+
+/// Extract the text and structure of an HTML document. Every walk of the
+/// tree keeps its own stack: no depth of nesting recurses.
 pub fn extract(source: &str) -> Extracted {
     let doc = Html::parse_document(source);
-    let mut w = Walker { b: TextBuilder::default(), inline: Inline::default(), owner: None, nth: HashMap::new() };
+    let mut w = Walker {
+        b: TextBuilder::default(),
+        inline: Inline::default(),
+        owner: None,
+        blocks: Vec::new(),
+        nth: HashMap::new(),
+    };
     w.walk(*doc.root_element());
     w.flush();
     w.b.out
@@ -136,6 +148,8 @@ struct Walker<'a> {
     inline: Inline,
     /// The block element the pending inline text belongs to.
     owner: Option<NodeR<'a>>,
+    /// The block elements being walked in, outermost first.
+    blocks: Vec<NodeR<'a>>,
     /// Per element: its `:nth-of-type` index, when its parent has several of its tag.
     nth: HashMap<NodeId, Option<usize>>,
 }
@@ -151,23 +165,51 @@ fn heading_level(name: &str) -> Option<u8> {
     }
 }
 
+/// One step of a walk: a node to visit, or what to do when an element's
+/// children are done.
+enum Step<'a> {
+    Visit(NodeR<'a>),
+    /// A block element ends: its pending text is a paragraph.
+    EndBlock,
+    /// An element ends inside an inline run (`inline_text`).
+    SoftBreak,
+}
+
+/// Push `node`'s children so that they pop first to last.
+fn push_children<'a>(stack: &mut Vec<Step<'a>>, node: NodeR<'a>) {
+    stack.extend(node.children().rev().map(Step::Visit));
+}
+
 impl<'a> Walker<'a> {
-    fn walk(&mut self, node: NodeR<'a>) {
-        for child in node.children() {
-            match child.value() {
-                Node::Text(t) => {
-                    if self.owner.is_none() && !t.trim().is_empty() {
-                        self.owner = Some(block_ancestor(child));
+    fn walk(&mut self, root: NodeR<'a>) {
+        if element_name(&root).is_some_and(|name| BLOCKS.contains(&name)) {
+            self.blocks.push(root);
+        }
+        let mut stack = Vec::new();
+        push_children(&mut stack, root);
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Visit(child) => match child.value() {
+                    Node::Text(t) => {
+                        if self.owner.is_none() && !t.trim().is_empty() {
+                            // The nearest block it is in (the text itself when none is).
+                            self.owner = Some(self.blocks.last().copied().unwrap_or(child));
+                        }
+                        self.inline.text(t);
                     }
-                    self.inline.text(t);
+                    Node::Element(e) => self.element(child, e.name(), &mut stack),
+                    _ => {}
+                },
+                Step::EndBlock => {
+                    self.flush();
+                    self.blocks.pop();
                 }
-                Node::Element(e) => self.element(child, e.name()),
-                _ => {}
+                Step::SoftBreak => {}
             }
         }
     }
 
-    fn element(&mut self, node: NodeR<'a>, name: &str) {
+    fn element(&mut self, node: NodeR<'a>, name: &str, stack: &mut Vec<Step<'a>>) {
         if DROPPED.contains(&name) {
             return;
         }
@@ -181,7 +223,7 @@ impl<'a> Walker<'a> {
             "ul" | "ol" | "dl" => {
                 self.flush();
                 let mut text = String::new();
-                render_list(node, 0, &mut text);
+                render_list(node, &mut text);
                 self.emit(&text, BlockKind::List, node);
             }
             "table" => {
@@ -198,10 +240,11 @@ impl<'a> Walker<'a> {
             "hr" => self.flush(),
             _ if BLOCKS.contains(&name) => {
                 self.flush();
-                self.walk(node);
-                self.flush();
+                self.blocks.push(node);
+                stack.push(Step::EndBlock);
+                push_children(stack, node);
             }
-            _ => self.walk(node),
+            _ => push_children(stack, node),
         }
     }
 
@@ -219,11 +262,15 @@ impl<'a> Walker<'a> {
         self.b.block(text, kind, Some(element));
     }
 
-    /// `html > body > section:nth-of-type(2) > p`.
+    /// `html > body > section:nth-of-type(2) > p`; the last
+    /// [`MAX_PATH_STEPS`] steps of a deeper one.
     fn path(&mut self, node: NodeR<'_>) -> String {
         let mut steps: Vec<String> = Vec::new();
         let mut cur = Some(node);
         while let Some(n) = cur {
+            if steps.len() == MAX_PATH_STEPS {
+                break;
+            }
             if let Some(name) = element_name(&n) {
                 match self.nth_of_type(n) {
                     Some(k) => steps.push(format!("{name}:nth-of-type({k})")),
@@ -261,92 +308,111 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// The nearest ancestor that is a block (the body when nothing closer is).
-fn block_ancestor(node: NodeR<'_>) -> NodeR<'_> {
-    let mut cur = node.parent();
-    while let Some(n) = cur {
-        if element_name(&n).is_some_and(|name| BLOCKS.contains(&name)) {
-            return n;
-        }
-        cur = n.parent();
-    }
-    node
-}
-
 /// The text of a subtree as one inline run (headings, list items, cells).
 /// Nested lists are left out when `skip_lists` (they get their own lines).
 fn inline_text(node: NodeR<'_>, skip_lists: bool) -> String {
-    fn go(node: NodeR<'_>, skip_lists: bool, out: &mut Inline) {
-        for child in node.children() {
-            match child.value() {
-                Node::Text(t) => out.text(t),
-                Node::Element(e) => {
-                    let name = e.name();
-                    if DROPPED.contains(&name) || (skip_lists && matches!(name, "ul" | "ol" | "dl")) {
-                        continue;
-                    }
-                    if name == "br" {
-                        out.line_break();
-                        continue;
-                    }
-                    let block = BLOCKS.contains(&name) || heading_level(name).is_some() || name == "table";
-                    if block {
-                        out.soft_break();
-                    }
-                    go(child, skip_lists, out);
-                    if block {
-                        out.soft_break();
-                    }
-                }
-                _ => {}
+    let mut out = Inline::default();
+    let mut stack = Vec::new();
+    push_children(&mut stack, node);
+    while let Some(step) = stack.pop() {
+        let child = match step {
+            Step::Visit(child) => child,
+            Step::SoftBreak => {
+                out.soft_break();
+                continue;
             }
+            Step::EndBlock => continue,
+        };
+        match child.value() {
+            Node::Text(t) => out.text(t),
+            Node::Element(e) => {
+                let name = e.name();
+                if DROPPED.contains(&name) || (skip_lists && matches!(name, "ul" | "ol" | "dl")) {
+                    continue;
+                }
+                if name == "br" {
+                    out.line_break();
+                    continue;
+                }
+                let block = BLOCKS.contains(&name) || heading_level(name).is_some() || name == "table";
+                if block {
+                    out.soft_break();
+                    stack.push(Step::SoftBreak);
+                }
+                push_children(&mut stack, child);
+            }
+            _ => {}
         }
     }
-    let mut inline = Inline::default();
-    go(node, skip_lists, &mut inline);
-    inline.take()
+    out.take()
 }
 
 /// Every text node of a subtree as it is (`pre`).
 fn raw_text(node: NodeR<'_>, out: &mut String) {
-    for child in node.children() {
+    let mut stack = Vec::new();
+    push_children(&mut stack, node);
+    while let Some(Step::Visit(child)) = stack.pop() {
         match child.value() {
             Node::Text(t) => out.push_str(t),
             Node::Element(e) if e.name() == "br" => out.push('\n'),
-            Node::Element(e) if !DROPPED.contains(&e.name()) => raw_text(child, out),
+            Node::Element(e) if !DROPPED.contains(&e.name()) => push_children(&mut stack, child),
             _ => {}
         }
     }
 }
 
-/// Lists nested somewhere inside `node`, not inside another list.
+/// Lists nested somewhere inside `node`, not inside another list, in order.
 fn nested_lists<'a>(node: NodeR<'a>, out: &mut Vec<NodeR<'a>>) {
-    for child in node.children() {
+    let mut stack = Vec::new();
+    push_children(&mut stack, node);
+    while let Some(Step::Visit(child)) = stack.pop() {
         match element_name(&child) {
             Some("ul" | "ol" | "dl") => out.push(child),
-            Some(name) if !DROPPED.contains(&name) => nested_lists(child, out),
+            Some(name) if !DROPPED.contains(&name) => push_children(&mut stack, child),
             _ => {}
         }
     }
 }
 
-fn render_list(list: NodeR<'_>, depth: usize, out: &mut String) {
-    let indent = "  ".repeat(depth);
-    let ordered = element_name(&list) == Some("ol");
-    let mut number: i64 =
-        list.value().as_element().and_then(|e| e.attr("start")).and_then(|s| s.trim().parse().ok()).unwrap_or(1);
-    for item in list.children() {
+/// A list being rendered: the next of its children, its depth and counter.
+struct ListFrame<'a> {
+    next: Option<NodeR<'a>>,
+    depth: usize,
+    ordered: bool,
+    number: i64,
+}
+
+impl<'a> ListFrame<'a> {
+    fn new(list: NodeR<'a>, depth: usize) -> Self {
+        let number =
+            list.value().as_element().and_then(|e| e.attr("start")).and_then(|s| s.trim().parse().ok()).unwrap_or(1);
+        ListFrame { next: list.first_child(), depth, ordered: element_name(&list) == Some("ol"), number }
+    }
+}
+
+/// A list, an item a line, its nested lists after the item that holds them
+/// (indented a level deeper): a stack of lists being rendered, no recursion.
+fn render_list(list: NodeR<'_>, out: &mut String) {
+    let mut stack = vec![ListFrame::new(list, 0)];
+    while let Some(frame) = stack.last_mut() {
+        let Some(item) = frame.next else {
+            stack.pop();
+            continue;
+        };
+        frame.next = item.next_sibling();
         let Some(name) = element_name(&item) else { continue };
         let marker = match name {
-            "li" if ordered => {
-                number += 1;
-                format!("{}. ", number - 1)
+            "li" if frame.ordered => {
+                frame.number = frame.number.saturating_add(1);
+                format!("{}. ", frame.number - 1)
             }
             "li" => "- ".to_string(),
             "dt" => String::new(),
             "dd" => "  ".to_string(),
             _ => continue,
         };
+        let depth = frame.depth;
+        let indent = "  ".repeat(depth);
         let text = inline_text(item, true);
         if !out.is_empty() {
             out.push('\n');
@@ -356,18 +422,18 @@ fn render_list(list: NodeR<'_>, depth: usize, out: &mut String) {
         out.push_str(&format!("{indent}{marker}{}", text.trim().replace('\n', &pad)));
         let mut lists = Vec::new();
         nested_lists(item, &mut lists);
-        for nested in lists {
-            render_list(nested, depth + 1, out);
-        }
+        stack.extend(lists.into_iter().rev().map(|nested| ListFrame::new(nested, depth + 1)));
     }
 }
 
 /// Rows of `node` (through thead/tbody/tfoot), not of tables nested in cells.
 fn rows<'a>(node: NodeR<'a>, out: &mut Vec<NodeR<'a>>) {
-    for child in node.children() {
+    let mut stack = Vec::new();
+    push_children(&mut stack, node);
+    while let Some(Step::Visit(child)) = stack.pop() {
         match element_name(&child) {
             Some("tr") => out.push(child),
-            Some("thead" | "tbody" | "tfoot") => rows(child, out),
+            Some("thead" | "tbody" | "tfoot") => push_children(&mut stack, child),
             _ => {}
         }
     }
