@@ -311,9 +311,10 @@ pub struct SweepCmd {
     /// Write the best settings here as a config file (TOML, or JSON by extension).
     #[arg(long, value_name = "FILE")]
     pub best: Option<PathBuf>,
-    /// Each finished combination is appended here; a rerun skips what is in it.
-    #[arg(long, value_name = "FILE", default_value = "chunktui-sweep.jsonl")]
-    pub results: PathBuf,
+    /// Each finished combination is appended here; a rerun skips what is in it
+    /// [default: the cache folder, ~/.cache/chunktui/sweeps/, one file per corpus, questions and grid].
+    #[arg(long, value_name = "FILE")]
+    pub results: Option<PathBuf>,
     /// The ranked list as JSON: each entry the settings plus the metrics as in `eval --json`.
     #[arg(long)]
     pub json: bool,

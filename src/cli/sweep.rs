@@ -2,8 +2,13 @@
 //! run through the same evaluation as `chunktui eval`, ranked by one metric,
 //! with the Pareto front of quality against cost (chunks to embed) and the
 //! winner written as a config. Combinations run on all cores; each result
-//! is appended to a results file as it finishes, so an interrupted sweep
-//! picks up where it stopped.
+//! is appended to a results file as it finishes (in the cache folder, named
+//! by a hash of the corpus, questions and grid, unless `--results` names
+//! one), so an interrupted sweep picks up where it stopped.
+//!
+//! Everything here is linear in the grid (set-up, resuming, ranking, the
+//! Pareto front) but the sort: a grid of 100 000 combinations starts its
+//! first one at once.
 
 use super::args::SweepCmd;
 use super::args::Values;
@@ -13,9 +18,12 @@ use super::ChunkFlags;
 use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
 use crate::eval::retrieve::RetrieverKind;
+use crate::input::Source;
 use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::hash::Hasher;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -77,18 +85,42 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
     if points.is_empty() {
         return Err(Error::config("no combination of the given settings is valid: see the skipped ones above"));
     }
+    // Refuse `--best doc.md` or `--results questions.jsonl` before the work, not after it.
+    protect_inputs(&cmd, &points);
+    if let Some(best) = &cmd.best {
+        crate::export::check_output(best)?;
+    }
+    if let Some(results) = &cmd.results {
+        crate::export::check_output(results)?;
+        if cmd.best.as_deref().is_some_and(|b| same_file(b, results)) {
+            return Err(Error::input(format!(
+                "--best and --results are both {}: the best config would replace the results, give two paths",
+                results.display()
+            )));
+        }
+    }
     let questions = questions(&cmd.queries, cmd.corpus_id.as_deref())?;
     let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
     let resolved = questions.resolve(&corpus.named())?;
+    let results_path = match &cmd.results {
+        Some(p) => p.clone(),
+        None => {
+            let p = cached_results(&corpus, &cmd.queries, &points)?;
+            eprintln!("chunktui: results in {} (a rerun resumes from it; --results FILE to choose)", p.display());
+            p
+        }
+    };
 
-    let mut done = previous(&cmd.results, &points)?;
-    let todo: Vec<&Point> = points.iter().filter(|p| !done.iter().any(|o| o.point == **p)).collect();
+    let set = PointSet::new(&points);
+    let mut done = previous(&results_path, &set)?;
+    let finished: HashSet<usize> = done.iter().filter_map(|o| set.find(&o.point)).collect();
+    let todo: Vec<&Point> = points.iter().enumerate().filter(|(i, _)| !finished.contains(i)).map(|(_, p)| p).collect();
     if !done.is_empty() {
         eprintln!(
             "chunktui: {} of {} combinations already in {} (delete it to start over)",
-            done.len(),
+            finished.len(),
             points.len(),
-            cmd.results.display()
+            results_path.display()
         );
     }
     let bar = progress_bar(todo.len(), "sweep {bar:30} {pos}/{len} · {elapsed} · {eta} left");
@@ -111,14 +143,14 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
             });
         }
         drop(tx);
-        let mut results = open_results(&cmd.results)?;
+        let mut results = open_results(&results_path)?;
         for (p, result) in rx {
             let run = result.map_err(|e| Error::input(format!("{}: {e}", describe(p))))?;
             let value = json_value(&run, p.retriever, p.k);
             let metrics = METRICS.iter().map(|m| (m.to_string(), value[*m].clone())).collect();
             let outcome = Outcome { point: p.clone(), chunks: run.chunks, chunk_chars: run.chunk_chars, metrics };
             let line = serde_json::to_string(&outcome).expect("an outcome serialises") + "\n";
-            results.write_all(line.as_bytes()).map_err(|e| Error::io_write(&cmd.results, &e))?;
+            results.write_all(line.as_bytes()).map_err(|e| Error::io_write(&results_path, &e))?;
             let line = format!(
                 "{:<44} {} {:.3} · {} chunks",
                 describe(p),
@@ -139,8 +171,9 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
     })?;
     bar.finish_and_clear();
 
-    // The points of this grid only, best first (ties: fewer chunks).
-    done.retain(|o| points.contains(&o.point));
+    // The points of this grid only, once each, best first (ties: fewer chunks).
+    let mut seen = HashSet::new();
+    done.retain(|o| set.find(&o.point).is_some_and(|i| seen.insert(i)));
     done.sort_by(|a, b| b.mean(&cmd.metric).total_cmp(&a.mean(&cmd.metric)).then(a.chunks.cmp(&b.chunks)));
     let front = pareto(&done, &cmd.metric);
     if let Some(best) = &cmd.best {
@@ -148,6 +181,177 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
     }
     let out = if cmd.json { json(&done, &front) } else { table(&cmd, &done, &front) };
     emit(out.as_bytes(), None)
+}
+
+/// Mark every file the sweep reads — the document or the folder's files,
+/// the questions, the grid, the config, tokenizers and model files — so
+/// that `--best` and `--results` may not write over one.
+fn protect_inputs(cmd: &SweepCmd, points: &[Point]) {
+    let protect_dir = |dir: &Path| {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| !t.is_dir()) {
+                    crate::export::protect_input(Source::Path(&e.path()));
+                }
+            }
+        }
+    };
+    if cmd.path.is_dir() {
+        protect_dir(&cmd.path);
+    } else {
+        crate::export::protect_input(Source::from_arg(&cmd.path));
+    }
+    crate::export::protect_input(Source::from_arg(&cmd.queries));
+    for file in [&cmd.grid, &cmd.flags.config].into_iter().flatten() {
+        crate::export::protect_input(Source::Path(file));
+    }
+    let mut tokenizers: HashSet<&str> = HashSet::new();
+    let mut models: HashSet<Option<&str>> = HashSet::new();
+    for p in points {
+        tokenizers.insert(&p.config.tokenizer);
+        models.insert(p.config.semantic.model.as_deref());
+    }
+    for t in tokenizers.iter().filter_map(|t| t.strip_prefix("hf:")) {
+        crate::export::protect_input(Source::Path(Path::new(t)));
+    }
+    for m in models {
+        let dir = match m {
+            Some(m) => Some(PathBuf::from(m)),
+            #[cfg(feature = "embed")]
+            None => crate::embed::default_model_dir(),
+            #[cfg(not(feature = "embed"))]
+            None => None,
+        };
+        if let Some(dir) = dir.filter(|d| d.is_dir()) {
+            protect_dir(&dir);
+        }
+    }
+}
+
+/// Whether two paths name one file (by its canonical path).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// The cache folder: `$CHUNKTUI_CACHE_DIR`, else `~/.cache/chunktui` (the
+/// platform's cache folder), as the embedding cache and models use.
+fn cache_dir() -> Option<PathBuf> {
+    #[cfg(feature = "embed")]
+    {
+        crate::embed::cache_dir()
+    }
+    #[cfg(not(feature = "embed"))]
+    {
+        if let Some(d) = std::env::var_os("CHUNKTUI_CACHE_DIR").filter(|d| !d.is_empty()) {
+            return Some(d.into());
+        }
+        std::env::var_os("XDG_CACHE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
+            .map(|d| d.join("chunktui"))
+    }
+}
+
+/// The results file of this corpus, these questions and this grid in the
+/// cache folder (`sweeps/<hash>.jsonl`), its folder created: a rerun of the
+/// same sweep finds it, a different one starts afresh.
+fn cached_results(corpus: &Corpus, queries: &Path, points: &[Point]) -> Result<PathBuf> {
+    let dir = cache_dir()
+        .ok_or_else(|| Error::input("no cache folder (set $CHUNKTUI_CACHE_DIR, or give --results FILE)"))?
+        .join("sweeps");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io_write(&dir, &e))?;
+    let mut h = Fnv::default();
+    h.field(env!("CARGO_PKG_VERSION").as_bytes());
+    for (id, text) in corpus.ids.iter().zip(&corpus.texts) {
+        h.field(id.as_bytes());
+        h.field(text.as_bytes());
+    }
+    // The questions decide the scores: their file's bytes are part of the key.
+    h.field(&std::fs::read(queries).unwrap_or_default());
+    for p in points {
+        serde_json::to_writer(&mut h, p).expect("a point serialises");
+        h.field(b"");
+    }
+    Ok(dir.join(format!("{:016x}{:016x}.jsonl", h.a, h.b)))
+}
+
+/// Two 64-bit FNV-1a hashes (different offsets), stable across runs and
+/// versions of Rust, for naming cache files.
+struct Fnv {
+    a: u64,
+    b: u64,
+}
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv { a: 0xcbf2_9ce4_8422_2325, b: 0x6c62_272e_07bb_0142 }
+    }
+}
+
+impl Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        const PRIME: u64 = 0x0000_0100_0000_01b3;
+        for &x in bytes {
+            self.a = (self.a ^ u64::from(x)).wrapping_mul(PRIME);
+            self.b = (self.b ^ u64::from(x).rotate_left(5)).wrapping_mul(PRIME);
+        }
+    }
+    /// A length-prefixed field, so that ("ab", "c") and ("a", "bc") differ.
+    fn field(&mut self, bytes: &[u8]) {
+        self.bytes(&(bytes.len() as u64).to_le_bytes());
+        self.bytes(bytes);
+    }
+}
+
+impl Write for Fnv {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A point's hash, from its JSON form (a config holds floats, so no `Hash`).
+fn point_hash(p: &Point) -> u64 {
+    struct H(std::collections::hash_map::DefaultHasher);
+    impl Write for H {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.write(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = H(Default::default());
+    serde_json::to_writer(&mut h, p).expect("a point serialises");
+    h.0.finish()
+}
+
+/// The points of a grid, found by value in constant time.
+struct PointSet<'a> {
+    points: &'a [Point],
+    by_hash: HashMap<u64, Vec<usize>>,
+}
+
+impl<'a> PointSet<'a> {
+    fn new(points: &'a [Point]) -> Self {
+        let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::with_capacity(points.len());
+        for (i, p) in points.iter().enumerate() {
+            by_hash.entry(point_hash(p)).or_default().push(i);
+        }
+        PointSet { points, by_hash }
+    }
+    /// The index of `p` among the points.
+    fn find(&self, p: &Point) -> Option<usize> {
+        self.by_hash.get(&point_hash(p))?.iter().copied().find(|&i| self.points[i] == *p)
+    }
 }
 
 fn grid(cmd: &SweepCmd) -> Result<Grid> {
@@ -200,6 +404,8 @@ fn points(g: &Grid, base: &ChunkFlags, k: usize) -> Result<(Vec<Point>, Vec<Stri
     }
     let retrievers = g.retriever.iter().map(|r| RetrieverKind::parse(r)).collect::<Result<Vec<_>>>()?;
     let (mut out, mut skipped) = (Vec::new(), Vec::new());
+    // The points so far by hash: a grid of 100 000 is checked in linear time.
+    let mut seen: HashMap<u64, Vec<usize>> = HashMap::new();
     for strategy in axis(&g.strategy) {
         for unit in axis(&g.unit) {
             for preset in axis(&g.preset) {
@@ -232,7 +438,9 @@ fn points(g: &Grid, base: &ChunkFlags, k: usize) -> Result<(Vec<Point>, Vec<Stri
                             };
                             for &retriever in &retrievers {
                                 let p = Point { config: config.clone(), retriever, k };
-                                if !out.contains(&p) {
+                                let same = seen.entry(point_hash(&p)).or_default();
+                                if !same.iter().any(|&i| out[i] == p) {
+                                    same.push(out.len());
                                     out.push(p);
                                 }
                             }
@@ -261,7 +469,7 @@ fn describe(p: &Point) -> String {
 }
 
 /// Results of earlier runs of these combinations, from the results file.
-fn previous(path: &Path, points: &[Point]) -> Result<Vec<Outcome>> {
+fn previous(path: &Path, points: &PointSet<'_>) -> Result<Vec<Outcome>> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(Vec::new()); // a first run
     }
@@ -272,7 +480,7 @@ fn previous(path: &Path, points: &[Point]) -> Result<Vec<Outcome>> {
     Ok(text
         .lines()
         .filter_map(|l| serde_json::from_str::<Outcome>(l).ok())
-        .filter(|o| points.contains(&o.point))
+        .filter(|o| points.find(&o.point).is_some())
         .collect())
 }
 
@@ -280,21 +488,32 @@ fn open_results(path: &Path) -> Result<std::fs::File> {
     std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| Error::io_write(path, &e))
 }
 
-/// Indices of the outcomes no other beats on both the metric (higher) and
-/// the chunks to embed (fewer characters).
-fn pareto(ranked: &[Outcome], metric: &str) -> Vec<usize> {
-    (0..ranked.len())
-        .filter(|&i| {
-            let (m, cost) = (ranked[i].mean(metric), ranked[i].chunk_chars);
-            !ranked.iter().any(|o| {
-                let (om, oc) = (o.mean(metric), o.chunk_chars);
-                om >= m && oc <= cost && (om > m || oc < cost)
-            })
-        })
-        .collect()
+/// Whether each outcome is on the Pareto front: no other beats it on both
+/// the metric (higher) and the chunks to embed (fewer characters), one at
+/// least strictly. One pass in order of the metric: O(n log n).
+fn pareto(ranked: &[Outcome], metric: &str) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..ranked.len()).collect();
+    order.sort_by(|&i, &j| ranked[j].mean(metric).total_cmp(&ranked[i].mean(metric)));
+    let mut front = vec![false; ranked.len()];
+    // The lowest cost among outcomes with a strictly higher metric.
+    let mut cheapest_better = usize::MAX;
+    let mut g = 0;
+    while g < order.len() {
+        // A group of equal metric: beaten by a cheaper one in it, or by any better one at no more cost.
+        let m = ranked[order[g]].mean(metric);
+        let end = g + order[g..].iter().take_while(|&&i| ranked[i].mean(metric).total_cmp(&m).is_eq()).count();
+        let group_min = order[g..end].iter().map(|&i| ranked[i].chunk_chars).min().unwrap_or(usize::MAX);
+        for &i in &order[g..end] {
+            let cost = ranked[i].chunk_chars;
+            front[i] = cost <= group_min && cost < cheapest_better;
+        }
+        cheapest_better = cheapest_better.min(group_min);
+        g = end;
+    }
+    front
 }
 
-fn json(ranked: &[Outcome], front: &[usize]) -> String {
+fn json(ranked: &[Outcome], front: &[bool]) -> String {
     let list: Vec<serde_json::Value> = ranked
         .iter()
         .enumerate()
@@ -306,7 +525,7 @@ fn json(ranked: &[Outcome], front: &[usize]) -> String {
                     obj.extend(m);
                 }
                 obj.insert("rank".into(), (i + 1).into());
-                obj.insert("pareto".into(), front.contains(&i).into());
+                obj.insert("pareto".into(), front[i].into());
             }
             v
         })
@@ -314,7 +533,7 @@ fn json(ranked: &[Outcome], front: &[usize]) -> String {
     serde_json::to_string(&list).expect("JSON") + "\n"
 }
 
-fn table(cmd: &SweepCmd, ranked: &[Outcome], front: &[usize]) -> String {
+fn table(cmd: &SweepCmd, ranked: &[Outcome], front: &[bool]) -> String {
     let mut out = format!(
         "\nranked by {} (mean over the questions; * = Pareto front of {} against characters embedded)\n\n",
         cmd.metric, cmd.metric
@@ -324,7 +543,7 @@ fn table(cmd: &SweepCmd, ranked: &[Outcome], front: &[usize]) -> String {
         "rank", "settings", "recall", "prec", "iou", "prec_ω", "hit", "mrr", "chunks"
     ));
     for (i, o) in ranked.iter().enumerate() {
-        let mark = if front.contains(&i) { "*" } else { " " };
+        let mark = if front[i] { "*" } else { " " };
         out.push_str(&format!("{:>3}{mark}  {:<44}", i + 1, describe(&o.point)));
         for m in METRICS {
             out.push_str(&format!(" {:>7.3}", o.mean(m)));
