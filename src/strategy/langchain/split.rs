@@ -197,8 +197,100 @@ struct BudgetedRegex {
     groups: bool,
 }
 
+/// The most characters a look-around's body may read from one position. A
+/// look-around is tried at every position a search passes, and fancy-regex
+/// hands its body to the `regex` crate, whose scan it does not count as
+/// backtracking: a body that can read a whole run of text (`(?=a*b)`,
+/// `(?=(?:a+)+b)`) makes every search quadratic in the run while the
+/// [`Budget`] sees one step per position. Bounded bodies cost at most this
+/// much per position, so the whole split stays linear in the text.
+pub const LOOKAROUND_MAX_CHARS: usize = 256;
+
+/// Refuse a pattern whose look-arounds could each read more than
+/// [`LOOKAROUND_MAX_CHARS`] characters (an unbounded repetition, a large
+/// bound, a back-reference of unbounded length). `what` names the pattern in
+/// the message (`separator regex`). A pattern that does not parse is left to
+/// the compiler's own message.
+pub fn check_lookarounds(raw: &str, what: &str) -> Result<()> {
+    let Ok(tree) = fancy_regex::Expr::parse_tree(raw) else { return Ok(()) };
+    let mut scan = Scan { groups: Vec::new(), worst: 0 };
+    scan.width(&tree.expr, false);
+    if scan.worst > LOOKAROUND_MAX_CHARS {
+        let much =
+            if scan.worst == usize::MAX { "without bound".to_string() } else { format!("{} characters", scan.worst) };
+        return Err(Error::config(format!(
+            "{what} '{raw}' has a look-around that can read {much} from each position (a *, + or {{n,}} inside \
+             (?=...) or (?!...)): on long runs of text every search rescans them; bound it (e.g. {{0,100}}, at \
+             most {LOOKAROUND_MAX_CHARS} characters in all) or use a plain separator"
+        )));
+    }
+    Ok(())
+}
+
+/// The widest match of each part of a pattern, and the widest look-around body.
+struct Scan {
+    /// Each capture group's widest match, in the order the groups open.
+    groups: Vec<Option<usize>>,
+    worst: usize,
+}
+
+impl Scan {
+    /// The most characters `e` can match (`usize::MAX`: no bound); records
+    /// look-around bodies in `worst`.
+    fn width(&mut self, e: &fancy_regex::Expr, in_look: bool) -> usize {
+        use fancy_regex::Expr as E;
+        match e {
+            E::Empty
+            | E::Assertion(_)
+            | E::KeepOut
+            | E::ContinueFromPreviousMatchEnd
+            | E::BackrefExistsCondition(_) => 0,
+            E::Any { .. } => 1,
+            E::Literal { val, .. } => val.chars().count(),
+            // A class or an escape the parser hands over whole: one character (or none).
+            E::Delegate { size, .. } => (*size).max(1),
+            E::Concat(v) => v.iter().fold(0, |w, c| w.saturating_add(self.width(c, in_look))),
+            E::Alt(v) => v.iter().map(|c| self.width(c, in_look)).max().unwrap_or(0),
+            E::Group(c) => {
+                let i = self.groups.len();
+                self.groups.push(None);
+                let w = self.width(c, in_look);
+                self.groups[i] = Some(w);
+                w
+            }
+            E::AtomicGroup(c) => self.width(c, in_look),
+            E::LookAround(c, _) => {
+                let w = self.width(c, true);
+                self.worst = self.worst.max(w);
+                // It consumes nothing, but an enclosing look-around reads what it reads.
+                if in_look {
+                    w
+                } else {
+                    0
+                }
+            }
+            E::Repeat { child, hi, .. } => {
+                let w = self.width(child, in_look);
+                match (w, *hi) {
+                    (0, _) => 0,
+                    (_, usize::MAX) => usize::MAX,
+                    (w, hi) => w.saturating_mul(hi),
+                }
+            }
+            E::Backref(n) => self.groups.get(n.wrapping_sub(1)).copied().flatten().unwrap_or(usize::MAX),
+            E::Conditional { condition, true_branch, false_branch } => {
+                let c = self.width(condition, in_look);
+                let t = self.width(true_branch, in_look);
+                let f = self.width(false_branch, in_look);
+                c.saturating_add(t).max(f)
+            }
+        }
+    }
+}
+
 impl BudgetedRegex {
     fn new(raw: &str, regex_count: usize, text_len: usize) -> Result<Self> {
+        check_lookarounds(raw, "separator regex")?;
         let re = BudgetedRegex {
             raw: raw.to_string(),
             size_limit: regex_size_limit(regex_count),
