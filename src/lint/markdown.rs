@@ -63,30 +63,45 @@ pub fn split_blocks(cx: &LevelCx<'_>, b: &Blocks, out: &mut Vec<Finding>) {
         if !cx.opts.enabled(rule) || blocks.is_empty() {
             continue;
         }
+        // What each block measures, worked out once (a chunk per row of a
+        // big table would otherwise measure the whole table again): None when
+        // it cannot be whole in any chunk, else why the split is a finding
+        // and the block's line count.
+        let mut judged: Vec<Option<Option<(String, usize)>>> = vec![None; blocks.len()];
         for (i, _) in cx.iter() {
             let r = cx.trimmed(i);
             let first = blocks.partition_point(|bk| bk.end <= r.start);
-            for bk in blocks[first..].iter().take_while(|bk| bk.start < r.end) {
+            for (k, bk) in blocks.iter().enumerate().skip(first).take_while(|(_, bk)| bk.start < r.end) {
                 let whole = r.start <= bk.start && bk.end <= r.end;
                 if whole {
                     continue;
                 }
-                let fits = if cx.sized() {
-                    let size = cx.opts.sizer.size(&cx.text[bk.clone()]);
-                    if size > cx.level.size {
-                        continue; // it cannot be whole in any chunk
-                    }
-                    format!("it fits in one chunk ({size} of {} {})", cx.level.size, cx.opts.config.unit)
-                } else {
-                    "the strategy reads no size".to_string()
-                };
-                let lines = cx.text[bk.clone()].lines().count();
+                let verdict = judged[k].get_or_insert_with(|| {
+                    let fits = if cx.sized() {
+                        let size = block_size(cx, &cx.text[bk.clone()])?;
+                        format!("it fits in one chunk ({size} of {} {})", cx.level.size, cx.opts.config.unit)
+                    } else {
+                        "the strategy reads no size".to_string()
+                    };
+                    Some((fits, cx.text[bk.clone()].lines().count()))
+                });
+                let Some((fits, lines)) = verdict else { continue };
                 let (at, how) = if r.start > bk.start { (r.start, "starts") } else { (r.end, "ends") };
                 let message = format!("{how} inside a {what} of {lines} lines; {fits}");
                 out.push(Finding { rule, chunk: i, at, message });
             }
         }
     }
+}
+
+/// A block's size in the config's unit when it is at most the level's size
+/// (it could be whole in one chunk), else None. In chars a block of more
+/// than four bytes per allowed char is over without counting.
+fn block_size(cx: &LevelCx<'_>, block: &str) -> Option<usize> {
+    if cx.opts.config.unit == crate::config::Unit::Chars && block.len() > cx.level.size.saturating_mul(4) {
+        return None;
+    }
+    Some(cx.opts.sizer.size(block)).filter(|&n| n <= cx.level.size)
 }
 
 /// **orphan-heading**: a chunk's text (whitespace trimmed) ends with a whole

@@ -37,16 +37,24 @@ fn chars(text: &str, r: Range<usize>) -> usize {
 /// in chars, when that end lies inside `chunk` within reach.
 fn reach_back(text: &str, s: &Sentences, j: usize, p: usize, chunk: &Range<usize>) -> Option<usize> {
     let x = s.0.get(j.checked_sub(1)?)?.end;
+    // Outside the chunk first: counting up to a boundary far away (in a long
+    // sentence) for every chunk would be quadratic.
+    if x <= chunk.start {
+        return None;
+    }
     let d = chars(text, x..p);
-    (x > chunk.start && d * 100 <= chars(text, chunk.clone()) * REACH_PERCENT).then_some(d)
+    (d * 100 <= chars(text, chunk.clone()) * REACH_PERCENT).then_some(d)
 }
 
 /// How far on from `p` (inside sentence `j`) the next sentence starts, in
 /// chars, when that start lies inside `chunk` within reach.
 fn reach_on(text: &str, s: &Sentences, j: usize, p: usize, chunk: &Range<usize>) -> Option<usize> {
     let y = s.0.get(j + 1)?.start;
+    if y >= chunk.end {
+        return None;
+    }
     let d = chars(text, p..y);
-    (y < chunk.end && d * 100 <= chars(text, chunk.clone()) * REACH_PERCENT).then_some(d)
+    (d * 100 <= chars(text, chunk.clone()) * REACH_PERCENT).then_some(d)
 }
 
 /// **mid-sentence**: a chunk's text (whitespace trimmed) ends inside a
