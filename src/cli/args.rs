@@ -260,8 +260,9 @@ pub struct EvalCmd {
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--k", 0))]
     pub k: usize,
     /// dense (the embedding model: --model, or the default one), bm25 (no model) or hybrid (both, rank-fused).
-    #[arg(long, value_name = "KIND", default_value = "dense")]
-    pub retriever: String,
+    /// Default: dense on English text; on other text bm25, or hybrid when the model is multilingual.
+    #[arg(long, value_name = "KIND")]
+    pub retriever: Option<String>,
     /// Only the questions about this document.
     #[arg(long, value_name = "ID")]
     pub corpus_id: Option<String>,
@@ -296,7 +297,7 @@ pub struct SweepCmd {
     /// The grid as a TOML file (strategy, size, overlap, unit, preset, threshold, retriever lists).
     #[arg(long, value_name = "FILE")]
     pub grid: Option<PathBuf>,
-    /// Retrievers to try: dense, bm25, hybrid (comma list).
+    /// Retrievers to try: dense, bm25, hybrid (comma list). Default: as eval's, by the documents' language.
     #[arg(long, value_name = "LIST")]
     pub retriever: Option<String>,
     /// Rank by recall, precision, iou, precision_omega, hit_rate or mrr.

@@ -6,6 +6,7 @@ use super::args::EvalCmd;
 use super::commands::{emit, load_input, settings_for};
 use crate::embedding::Control;
 use crate::error::{Error, Result};
+use crate::eval::language::Choice;
 use crate::eval::metrics::Summary;
 use crate::eval::queries::QuestionSet;
 use crate::eval::retrieve::{Dense, Hybrid, Lexical, Retriever, RetrieverKind};
@@ -16,15 +17,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub fn run(cmd: EvalCmd) -> Result<()> {
-    let kind = RetrieverKind::parse(&cmd.retriever)?;
+    let asked = cmd.retriever.as_deref().map(RetrieverKind::parse).transpose()?;
     check_k(cmd.k)?;
     let questions = questions(&cmd.queries, cmd.corpus_id.as_deref())?;
     let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
     let resolved = questions.resolve(&corpus.named())?;
     // Each document with the settings `chunk` would use for it.
     let configs = corpus.paths.iter().map(|p| settings_for(&cmd.flags, p)).collect::<Result<Vec<_>>>()?;
+    // No --retriever: the documents' language against the model's decides.
+    let choice = corpus.choose_retriever(asked, &configs[0]);
+    let kind = choice.kind;
     let run = run_one(&corpus, &resolved, &configs, kind, cmd.k, None)?;
-    let out = if cmd.json { json(&run, kind, cmd.k) } else { table(&run, kind, cmd.k, &configs[0], corpus.ids.len()) };
+    let out =
+        if cmd.json { json(&run, &choice, cmd.k) } else { table(&run, &choice, cmd.k, &configs[0], corpus.ids.len()) };
     emit(out.as_bytes(), None)
 }
 
@@ -92,6 +97,13 @@ impl Corpus {
         Ok(corpus)
     }
 
+    /// The retriever `asked` for, else the one for these documents' language
+    /// and the languages of `config`'s model ([`crate::eval::language`]).
+    pub fn choose_retriever(&self, asked: Option<RetrieverKind>, config: &ChunkConfig) -> Choice {
+        let texts: Vec<&str> = self.texts.iter().map(String::as_str).collect();
+        crate::eval::language::choose(asked, &texts, &config.semantic)
+    }
+
     pub fn named(&self) -> Vec<(String, &str)> {
         self.ids.iter().cloned().zip(self.texts.iter().map(String::as_str)).collect()
     }
@@ -133,6 +145,14 @@ pub(super) fn run_one(
 }
 
 fn document_in(dir: &Path, id: &str) -> Result<PathBuf> {
+    // An id names a document inside the folder: `../x`, `/etc/x` or `C:x` would read outside it.
+    let inside = Path::new(id).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    if id.is_empty() || !inside {
+        return Err(Error::input(format!(
+            "corpus_id '{id}' leaves the corpus folder {}: name a document inside it (its file name without extension)",
+            dir.display()
+        )));
+    }
     ["md", "txt", "markdown", "rst", "html", "htm", "pdf"]
         .iter()
         .map(|ext| dir.join(format!("{id}.{ext}")))
@@ -245,15 +265,21 @@ pub(super) fn json_value(run: &Run, kind: RetrieverKind, k: usize) -> serde_json
     value
 }
 
-fn json(run: &Run, kind: RetrieverKind, k: usize) -> String {
-    serde_json::to_string(&json_value(run, kind, k)).expect("JSON") + "\n"
+/// [`json_value`] with `retriever_choice`: whether the user named the
+/// retriever, why this one, the text's and the model's languages.
+fn json(run: &Run, choice: &Choice, k: usize) -> String {
+    let mut value = json_value(run, choice.kind, k);
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("retriever_choice".into(), choice.to_json());
+    }
+    serde_json::to_string(&value).expect("JSON") + "\n"
 }
 
-fn table(run: &Run, kind: RetrieverKind, k: usize, c: &ChunkConfig, docs: usize) -> String {
-    let e = &run.evaluation;
+fn table(run: &Run, choice: &Choice, k: usize, c: &ChunkConfig, docs: usize) -> String {
+    let (e, kind) = (&run.evaluation, choice.kind);
     let by = run.model.as_deref().map_or(String::new(), |m| format!(" ({m})"));
     let mut out = format!(
-        "{} questions · {docs} document{} · {} chunks ({} {} {}, overlap {}) · {kind}{by} top {k}\n\n",
+        "{} questions · {docs} document{} · {} chunks ({} {} {}, overlap {}) · {kind}{by} top {k}\n",
         e.per_question.len(),
         if docs == 1 { "" } else { "s" },
         run.chunks,
@@ -262,6 +288,7 @@ fn table(run: &Run, kind: RetrieverKind, k: usize, c: &ChunkConfig, docs: usize)
         c.unit,
         c.overlap,
     );
+    out.push_str(&format!("retriever {}\n\n", choice.reason));
     // The model's input limit, pooling and prefix, and where each came from.
     if let Some(settings) = run.model.as_deref().and_then(model_settings) {
         settings.1.iter().for_each(|l| out.push_str(&format!("model {l}\n")));

@@ -78,7 +78,9 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
     }
     check_k(cmd.k)?;
     let grid = grid(&cmd)?;
-    let (points, skipped) = points(&grid, &cmd.flags, cmd.k)?;
+    // No retriever named: the documents' language decides, once they are read.
+    let auto = grid.retriever.is_empty();
+    let (mut points, skipped) = points(&grid, &cmd.flags, cmd.k)?;
     for s in &skipped {
         eprintln!("chunktui: skipping {s}");
     }
@@ -102,6 +104,11 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
     let questions = questions(&cmd.queries, cmd.corpus_id.as_deref())?;
     let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
     let resolved = questions.resolve(&corpus.named())?;
+    if auto {
+        let choice = corpus.choose_retriever(None, &points[0].config);
+        eprintln!("chunktui: retriever {}", choice.reason);
+        points.iter_mut().for_each(|p| p.retriever = choice.kind);
+    }
     let results_path = match &cmd.results {
         Some(p) => p.clone(),
         None => {
@@ -210,6 +217,9 @@ fn protect_inputs(cmd: &SweepCmd, points: &[Point]) {
     for p in points {
         tokenizers.insert(&p.config.tokenizer);
         models.insert(p.config.semantic.model.as_deref());
+    }
+    if let Some(t) = &cmd.flags.tokenizer {
+        tokenizers.insert(t.as_str());
     }
     for t in tokenizers.iter().filter_map(|t| t.strip_prefix("hf:")) {
         crate::export::protect_input(Source::Path(Path::new(t)));
@@ -386,9 +396,6 @@ fn grid(cmd: &SweepCmd) -> Result<Grid> {
     if let Some(v) = &f.threshold {
         g.threshold = v.0.clone();
     }
-    if g.retriever.is_empty() {
-        g.retriever.push("dense".into());
-    }
     Ok(g)
 }
 
@@ -402,7 +409,11 @@ fn points(g: &Grid, base: &ChunkFlags, k: usize) -> Result<(Vec<Point>, Vec<Stri
             v.iter().cloned().map(Some).collect()
         }
     }
-    let retrievers = g.retriever.iter().map(|r| RetrieverKind::parse(r)).collect::<Result<Vec<_>>>()?;
+    let mut retrievers = g.retriever.iter().map(|r| RetrieverKind::parse(r)).collect::<Result<Vec<_>>>()?;
+    if retrievers.is_empty() {
+        // Replaced by the documents' choice (crate::eval::language) once they are read.
+        retrievers.push(RetrieverKind::Dense);
+    }
     let (mut out, mut skipped) = (Vec::new(), Vec::new());
     // The points so far by hash: a grid of 100 000 is checked in linear time.
     let mut seen: HashMap<u64, Vec<usize>> = HashMap::new();

@@ -6,10 +6,13 @@
 //! - [`queries`]: question sets (JSONL, or Chroma's CSV), checked against
 //!   the documents;
 //! - [`retrieve`]: BM25, dense and hybrid retrievers over chunk texts;
+//! - [`language`]: which retriever when none is named (the documents'
+//!   language against the model's);
 //! - [`metrics`]: recall, precision, IoU, precision ω, hit rate and MRR on
 //!   character ranges, as Chroma's chunking evaluation defines them;
 //! - [`evaluate`]: all of it for one set of chunks.
 
+pub mod language;
 pub mod metrics;
 pub mod queries;
 pub mod retrieve;

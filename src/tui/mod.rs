@@ -68,12 +68,9 @@ pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, s
         let stem = file.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
         model.questions = Some(probe::Questions::load(path, &stem, &model.text)?);
     }
-    if let Some(name) = &open.retriever {
-        let kind = crate::eval::retrieve::RetrieverKind::parse(name)?;
-        for p in &mut model.panes {
-            p.probe.retriever = kind;
-        }
-    }
+    // --retriever, else the document's language against the model's (as eval).
+    let asked = open.retriever.as_deref().map(crate::eval::retrieve::RetrieverKind::parse).transpose()?;
+    let retriever_why = probe::choose_retrievers(&mut model, asked);
     update::relayout(&mut model);
     if let Some(q) = &model.questions {
         let n = q.set.questions.len();
@@ -82,6 +79,12 @@ pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, s
             if n == 1 { "" } else { "s" },
             q.corpus_id
         );
+    }
+    if let Some(why) = retriever_why {
+        model.status.text = match model.questions {
+            Some(_) => format!("{} · {why}", model.status.text),
+            None => why,
+        };
     }
     if replaced > 0 {
         model.status.text = format!("replaced {replaced} invalid UTF-8 sequence(s) with U+FFFD");

@@ -56,6 +56,8 @@ pub struct Answer<T> {
 #[derive(Debug, Clone)]
 pub struct ProbeState {
     pub retriever: RetrieverKind,
+    /// Why chunktui picked `retriever` (none named, text not English), until `r` changes it.
+    pub retriever_why: Option<String>,
     /// The question asked with `a`; kept across re-chunks and reloads.
     pub question: Option<String>,
     /// The job whose answer the probe waits for, and the evaluation's.
@@ -80,6 +82,7 @@ impl Default for ProbeState {
     fn default() -> Self {
         ProbeState {
             retriever: RetrieverKind::Dense,
+            retriever_why: None,
             question: None,
             probe_job: None,
             eval_job: None,
@@ -315,6 +318,7 @@ pub fn action(m: &mut Model, action: Action) -> Vec<Cmd> {
             let all = RetrieverKind::ALL;
             let i = all.iter().position(|k| *k == p.retriever).map_or(0, |i| (i + 1) % all.len());
             p.retriever = all[i];
+            p.retriever_why = None;
             p.error = None;
             let what = match p.retriever {
                 RetrieverKind::Dense => "cosine of embeddings (the pane's model)",
@@ -489,6 +493,8 @@ pub fn retrieved(m: &mut Model, pane: usize, id: u64, result: std::result::Resul
     if want_probe && std::mem::take(&mut st.announce) {
         let lit = lit(m, pane);
         let (q, retriever) = (m.panes[pane].probe.question.clone().unwrap_or_default(), m.panes[pane].probe.retriever);
+        // A retriever chunktui picked says why.
+        let why = m.panes[pane].probe.retriever_why.as_deref().map_or(String::new(), |w| format!(" · {w}"));
         // Just asked: the best chunk comes into view.
         if let Some(&(k, _, _)) = lit.first() {
             let line = m.layout.line_of(m.panes[pane].chunks[k].range.start);
@@ -499,19 +505,40 @@ pub fn retrieved(m: &mut Model, pane: usize, id: u64, result: std::result::Resul
         }
         let msg = match lit.first() {
             Some((chunk, _, score)) => format!(
-                "{retriever}: best chunk {chunk} (score {}) for \"{q}\" · R sorts the list by score",
+                "{retriever}: best chunk {chunk} (score {}) for \"{q}\" · R sorts the list by score{why}",
                 score_label(*score)
             ),
-            None => format!("{retriever}: no chunk matches \"{q}\""),
+            None => format!("{retriever}: no chunk matches \"{q}\"{why}"),
         };
         set_status(m, msg);
     }
     vec![]
 }
 
+/// Each pane's retriever: `asked` (`--retriever`) if given, else the one
+/// [`crate::eval::language::choose`] picks for the document and the pane's
+/// model, as `chunktui eval` does. Returns the reason to show when the
+/// pick is not the usual dense (the text is not English).
+pub fn choose_retrievers(m: &mut Model, asked: Option<RetrieverKind>) -> Option<String> {
+    let text = crate::eval::language::text_language(&[&m.text]);
+    let mut shown = None;
+    for pane in &mut m.panes {
+        let semantic = &pane.config.semantic;
+        let choice =
+            crate::eval::language::choose_with(asked, text, || crate::eval::language::model_language(semantic));
+        pane.probe.retriever = choice.kind;
+        if !choice.asked && !text.is_english() {
+            pane.probe.retriever_why = Some(choice.reason.clone());
+            shown.get_or_insert(choice.reason);
+        }
+    }
+    shown.map(|why| format!("retriever {why} · r cycles"))
+}
+
 /// `y`: the other pane asks the same question with the same retriever.
 pub fn copy_to(m: &mut Model, from: usize, to: usize) {
     let (question, retriever) = (m.panes[from].probe.question.clone(), m.panes[from].probe.retriever);
+    let why = m.panes[from].probe.retriever_why.clone();
     let p = &mut m.panes[to].probe;
     if p.retriever != retriever {
         p.eval = None;
@@ -519,4 +546,5 @@ pub fn copy_to(m: &mut Model, from: usize, to: usize) {
     }
     p.question = question;
     p.retriever = retriever;
+    p.retriever_why = why;
 }
