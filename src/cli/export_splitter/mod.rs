@@ -301,8 +301,14 @@ impl Snippet {
 
 /// Comment lines of at most ~100 columns: `first` starts the first line,
 /// the others are indented to match it.
+///
+/// User values (a model path, a separator) reach comments through here, so
+/// every character that could end a comment line in Python or Rust, or hide
+/// text from a reader, is written escaped: a line break in a model name must
+/// not start a line of code.
 fn wrap(out: &mut String, comment: &str, first: &str, text: &str) {
     const WIDTH: usize = 100;
+    let text = comment_safe(text);
     let indent = " ".repeat(first.chars().count());
     let mut line = format!("{comment} {first}");
     let mut empty = true;
@@ -319,6 +325,26 @@ fn wrap(out: &mut String, comment: &str, first: &str, text: &str) {
         empty = false;
     }
     let _ = writeln!(out, "{line}");
+}
+
+/// `text` with line breaks of any kind (`\n`, a lone `\r`, U+0085, U+2028,
+/// U+2029, vertical tab, form feed) and other control or bidi-override
+/// characters escaped, so it stays on its comment line.
+pub(crate) fn comment_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control()
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                out.extend(c.escape_unicode())
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The Hugging Face id of the embedding model a model strategy used, and
