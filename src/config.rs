@@ -70,14 +70,20 @@ pub const DEFAULT_TOKENIZER: &str = "cl100k_base";
 #[serde(deny_unknown_fields)]
 pub struct ChunkConfig {
     /// Config format version; files from a newer chunktui are refused.
+    /// Every key may be left out and keeps its default (the overlap's is a
+    /// fifth of `size`, see [`ChunkConfig::overlap_for_size`]).
+    #[serde(default = "default_version")]
     pub version: u32,
+    #[serde(default = "default_strategy")]
     pub strategy: StrategyKind,
+    #[serde(default = "default_unit")]
     pub unit: Unit,
     /// `cl100k_base`, `o200k_base`, or `hf:PATH` to a HuggingFace tokenizer.json.
     /// Used for `unit = "tokens"` and for token counts shown beside chunks.
     #[serde(default = "default_tokenizer")]
     pub tokenizer: String,
     /// Maximum chunk size in `unit`.
+    #[serde(default = "default_size")]
     pub size: usize,
     /// Overlap between neighbouring chunks in `unit`.
     #[serde(default)]
@@ -104,6 +110,22 @@ pub struct ChunkConfig {
 
 fn default_tokenizer() -> String {
     DEFAULT_TOKENIZER.to_string()
+}
+
+fn default_version() -> u32 {
+    CONFIG_VERSION
+}
+
+fn default_strategy() -> StrategyKind {
+    ChunkConfig::default().strategy
+}
+
+fn default_unit() -> Unit {
+    ChunkConfig::default().unit
+}
+
+fn default_size() -> usize {
+    ChunkConfig::default().size
 }
 
 impl Default for ChunkConfig {
@@ -597,12 +619,14 @@ impl ChunkConfig {
     pub fn parse(text: &str, json: bool) -> Result<Self> {
         // Look at the version first: a file from a newer chunktui gets "upgrade",
         // not a confusing complaint about a key this build does not know.
-        let version = if json {
-            serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("version").and_then(|v| v.as_u64()))
+        let (version, has_overlap) = if json {
+            let v = serde_json::from_str::<serde_json::Value>(text).ok();
+            let get = |key: &str| v.as_ref().and_then(|v| v.get(key)).cloned();
+            (get("version").and_then(|v| v.as_u64()), get("overlap").is_some())
         } else {
-            toml::from_str::<toml::Table>(text)
-                .ok()
-                .and_then(|t| t.get("version").and_then(|v| v.as_integer()).map(|v| v as u64))
+            let t = toml::from_str::<toml::Table>(text).ok();
+            let get = |key: &str| t.as_ref().and_then(|t| t.get(key)).cloned();
+            (get("version").and_then(|v| v.as_integer()).map(|v| v as u64), get("overlap").is_some())
         };
         if let Some(v) = version {
             if v > CONFIG_VERSION as u64 {
@@ -611,11 +635,17 @@ impl ChunkConfig {
                 )));
             }
         }
-        if json {
-            serde_json::from_str(text).map_err(|e| Error::config(clean_serde_message(&e.to_string())))
+        let mut config: Self = if json {
+            serde_json::from_str(text).map_err(|e| Error::config(clean_serde_message(&e.to_string())))?
         } else {
-            toml::from_str(text).map_err(|e| Error::config(toml_message(text, &e)))
+            toml::from_str(text).map_err(|e| Error::config(toml_message(text, &e)))?
+        };
+        // A missing overlap keeps its default, which follows the size: the
+        // same rule as `--size` without `--overlap`.
+        if !has_overlap {
+            config.overlap = Self::overlap_for_size(config.size);
         }
+        Ok(config)
     }
 
     pub fn to_toml(&self) -> String {

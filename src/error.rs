@@ -57,6 +57,30 @@ impl Error {
     }
 }
 
+/// `s` safe to print to a terminal: control characters (ESC, a bare CR,
+/// C1 controls, bidi overrides) are written as `\u{1b}`, so a file name
+/// cannot move the cursor, recolour the screen or hide part of a message.
+/// Line breaks and tabs stay: callers print line by line.
+pub fn printable(s: &str) -> String {
+    if !s.chars().any(needs_escape) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if needs_escape(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn needs_escape(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+}
+
 /// `s` as one shell word: as is when it is plain, else in single quotes.
 fn shell_word(s: &str) -> String {
     let plain = !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || "/._-+,:@%=".contains(c));

@@ -94,116 +94,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     }
 }
 
-/// Check an output path before any work is done: refuse the document being
-/// chunked (by path through symlinks, or by device and inode for hard links
-/// and `./doc.md`). Returns the file the path ends at after its symlinks.
-pub fn check_output(path: &Path) -> Result<PathBuf> {
-    let target = follow_links(path)?;
-    let target_id = file_id(path);
-    let canonical = canonical(&target);
-    let inputs = PROTECTED.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(input) = inputs.iter().find(|i| {
-        let id = i.id();
-        (id.is_some() && id == target_id) || (i.canonical.is_some() && i.canonical == canonical)
-    }) {
-        return Err(Error::Io(format!(
-            "{} is the document being chunked ({}): writing there would destroy it, choose another output path",
-            path.display(),
-            input.name
-        )));
-    }
-    Ok(target)
-}
-
-/// A document being read, which no output may replace.
-struct Protected {
-    name: String,
-    /// The path as given, to look its inode up afresh at each check: once a
-    /// document is deleted or renamed over (hot reload), its old inode
-    /// number can be reused by an unrelated file.
-    path: Option<PathBuf>,
-    canonical: Option<PathBuf>,
-    /// Standard input's file: held open by the process, so its inode stays its own.
-    stdin: Option<(u64, u64)>,
-}
-
-impl Protected {
-    fn id(&self) -> Option<(u64, u64)> {
-        self.path.as_deref().and_then(file_id).or(self.stdin)
-    }
-}
-
-static PROTECTED: Mutex<Vec<Protected>> = Mutex::new(Vec::new());
+pub use crate::protect::check_output;
 
 /// Mark an input (a file, or standard input when it is redirected from one)
 /// so that [`write_atomic`] and [`check_output`] refuse to write over it.
+/// Files read through [`crate::input`] are marked as they are read; this is
+/// for marking them before any work.
 pub fn protect_input(src: Source<'_>) {
-    let entry = match src {
-        Source::Path(p) => Protected {
-            name: p.display().to_string(),
-            path: Some(p.to_path_buf()),
-            canonical: canonical(p),
-            stdin: None,
-        },
-        Source::Stdin => {
-            Protected { name: "standard input reads it".into(), path: None, canonical: None, stdin: stdin_id() }
-        }
-    };
-    if entry.canonical.is_some() || entry.stdin.is_some() {
-        PROTECTED.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
+    match src {
+        Source::Path(p) => crate::protect::protect_path(p, "document"),
+        Source::Stdin => crate::protect::protect_stdin(),
     }
-}
-
-/// The path with every symlink followed, even to a target that does not
-/// exist yet (a dangling link gets its target created, and stays a link).
-fn follow_links(path: &Path) -> Result<PathBuf> {
-    let mut p = path.to_path_buf();
-    for _ in 0..40 {
-        match std::fs::symlink_metadata(&p) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let link = std::fs::read_link(&p).map_err(|e| write_error(&path.display().to_string(), &e))?;
-                // A relative link is relative to the folder holding it.
-                p = p.parent().map_or(link.clone(), |dir| dir.join(&link));
-            }
-            _ => return Ok(p),
-        }
-    }
-    Err(Error::Io(format!("{}: too many levels of symbolic links: give the file itself", path.display())))
-}
-
-/// Canonical path of a file, or of its folder plus its name when the file
-/// does not exist yet.
-fn canonical(path: &Path) -> Option<PathBuf> {
-    std::fs::canonicalize(path).ok().or_else(|| {
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
-    })
-}
-
-#[cfg(unix)]
-fn file_id(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    // Only regular files: two writes to one device are not a conflict.
-    std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| (m.dev(), m.ino()))
-}
-
-#[cfg(unix)]
-fn stdin_id() -> Option<(u64, u64)> {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::MetadataExt;
-    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let meta = std::fs::File::from(fd).metadata().ok()?;
-    meta.is_file().then(|| (meta.dev(), meta.ino()))
-}
-
-#[cfg(not(unix))]
-fn file_id(_path: &Path) -> Option<(u64, u64)> {
-    None
-}
-
-#[cfg(not(unix))]
-fn stdin_id() -> Option<(u64, u64)> {
-    None
 }
 
 /// Replace the regular file `target` (or create it) through a temp file
@@ -214,6 +115,7 @@ fn replace(shown: &Path, target: &Path, bytes: &[u8], existing: Option<&std::fs:
     let name = target
         .file_name()
         .ok_or_else(|| Error::Io(format!("{} is not a file path: give a file name to write to", shown.display())))?;
+    remove_stale_temps(dir);
     let (tmp, mut f) = create_temp(dir, &name.to_string_lossy(), existing.is_some()).map_err(|e| err(&e))?;
     let result = (|| {
         f.write_all(bytes)?;
@@ -229,6 +131,46 @@ fn replace(shown: &Path, target: &Path, bytes: &[u8], existing: Option<&std::fs:
         let _ = std::fs::remove_file(&tmp);
         err(&e)
     })
+}
+
+/// Remove the temp files a killed chunktui left in `dir` (`.NAME.tmpPID`
+/// or `.NAME.tmpPID.N` whose process is gone): a `kill -9` mid-write must
+/// not leave tens of megabytes behind for good. Each folder is looked at
+/// once per process, so writing many files into one folder stays linear.
+/// Files of a live process, and anything not named as ours, are left alone.
+fn remove_stale_temps(dir: &Path) {
+    use std::collections::HashSet;
+    static SEEN: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if !SEEN.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashSet::new).insert(key) {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(stale_temp_pid) else { continue };
+        let ours = pid == std::process::id();
+        if !ours && !process_alive(pid) && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The process id in a temp file name of ours: `.NAME.tmpPID` or `.NAME.tmpPID.N`.
+fn stale_temp_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (_, tail) = rest.rsplit_once(".tmp")?;
+    let pid = tail.split('.').next()?;
+    let n = tail.strip_prefix(pid).and_then(|r| r.strip_prefix('.')).unwrap_or("0");
+    (n.bytes().all(|b| b.is_ascii_digit()) && !pid.is_empty()).then_some(())?;
+    pid.parse().ok()
+}
+
+/// Whether a process with this id runs (Linux: /proc; elsewhere assume it
+/// does, so nothing is removed).
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
 }
 
 /// A new temp file in `dir`, never an existing one (nor a symlink planted
@@ -325,6 +267,27 @@ mod tests {
         assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
         // Nothing left over: only the file and the link.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn temp_files_of_dead_writers_are_removed_and_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        // No process has pid 4294967: it is above any pid_max Linux allows.
+        let dead = [".out.jsonl.tmp4294967", ".out.jsonl.tmp4294967.3"];
+        let kept = [".out.jsonl.tmp1", "notes.tmp4294967", ".out.jsonl.tmpx", "out.jsonl"];
+        for name in dead.iter().chain(&kept) {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        write_atomic(&dir.path().join("other.jsonl"), b"new").unwrap();
+        for name in dead {
+            assert!(!dir.path().join(name).exists(), "{name} was left");
+        }
+        for name in kept {
+            assert!(dir.path().join(name).exists(), "{name} was removed");
+        }
+        assert_eq!(stale_temp_pid(".a.md.tmp12.4"), Some(12));
+        assert_eq!(stale_temp_pid(".a.tmp.md.tmp7"), Some(7));
+        assert_eq!(stale_temp_pid("a.md"), None);
     }
 
     #[test]

@@ -138,6 +138,11 @@ pub fn read_capped_checked(
     cap: &Cap,
     head: impl FnOnce(&[u8]) -> Result<()> + Send,
 ) -> Result<Vec<u8>> {
+    // Whatever a run reads, no output of that run may replace.
+    match src {
+        Source::Path(p) => crate::protect::protect_path(p, cap.what),
+        Source::Stdin => crate::protect::protect_stdin(),
+    }
     let name = src.name();
     match src {
         Source::Stdin => {
@@ -266,7 +271,7 @@ pub(crate) fn announce_if_silent<T: Send>(notice: Option<String>, work: impl FnO
             })
         });
         if rx.recv_timeout(SILENT) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
-            eprintln!("chunktui: {notice}");
+            eprintln!("chunktui: {}", crate::error::printable(&notice));
         }
         match reader.join() {
             Ok(v) => v,

@@ -31,6 +31,7 @@ pub mod export;
 pub mod extract;
 pub mod input;
 pub mod lint;
+pub mod protect;
 pub mod segment;
 pub mod size;
 pub mod stats;

@@ -17,11 +17,12 @@ fn main() -> ExitCode {
         // A check that found what it fails on (`diff --fail-on changed`): its
         // report is printed; the one line says why the status is 1.
         Err(chunktui::Error::Changed(why)) => {
-            eprintln!("chunktui: {why}");
+            eprintln!("chunktui: {}", chunktui::error::printable(&why));
             ExitCode::from(1)
         }
         Err(err) => {
-            let msg = err.to_string();
+            // A file name in a message may hold escape sequences: never sent raw.
+            let msg = chunktui::error::printable(&err.to_string());
             let mut lines = msg.lines();
             eprintln!("chunktui: error: {}", lines.next().unwrap_or("unknown error"));
             for line in lines {
@@ -50,7 +51,7 @@ fn argument_error(err: clap::Error) -> ExitCode {
             }
         };
     }
-    eprintln!("chunktui: error: {}", one_line(&err));
+    eprintln!("chunktui: error: {}", chunktui::error::printable(&one_line(&err)));
     ExitCode::from(2)
 }
 

@@ -25,6 +25,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Export(cmd)) => export(cmd),
         Some(Command::Config(ConfigCmd::Check { file })) => {
             let config = ChunkConfig::load(&file)?;
+            // "ok" means every command accepts it: the same checks they run.
+            let config = check_usable(config, true).map_err(|e| Error::config(format!("{}: {e}", file.display())))?;
             let line = format!(
                 "{}: ok (version {}, strategy {}, size {} {}, overlap {})\n",
                 file.display(),
@@ -200,6 +202,39 @@ pub(super) fn chunked(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkCo
     Ok((config, doc, chunks))
 }
 
+/// Mark the files the settings name as inputs before an output is checked:
+/// the config file (read here), its tokenizer and its model's files (read
+/// later, during the work).
+pub fn protect_settings(flags: &super::args::ChunkFlags) -> Result<()> {
+    protect_config_files(&flags.resolve()?);
+    Ok(())
+}
+
+/// Mark the files a config names: its `hf:` tokenizer and every file of its
+/// model directory (model.onnx, tokenizer.json, the sentence-transformers configs).
+pub fn protect_config_files(config: &ChunkConfig) {
+    use crate::protect::protect_path;
+    let tokenizer =
+        config.tokenizer.strip_prefix("hf:").or(Some(config.tokenizer.as_str()).filter(|t| t.ends_with(".json")));
+    if let Some(path) = tokenizer.map(Path::new) {
+        protect_path(&if path.is_dir() { path.join("tokenizer.json") } else { path.to_path_buf() }, "tokenizer file");
+    }
+    let Some(model) = config.semantic.model.as_deref().map(Path::new) else { return };
+    // A model directory holds a handful of files, some in one level of subfolders (1_Pooling/, onnx/).
+    let mut dirs = vec![(model.to_path_buf(), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten().take(1000) {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && depth < 2 => dirs.push((path, depth + 1)),
+                Ok(_) if path.is_file() => protect_path(&path, "model file"),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// `-o -` is standard output, as `-` is standard input (not a file named `-`).
 fn dash_is_stdout(output: &mut Option<PathBuf>) {
     if output.as_deref() == Some(Path::new("-")) {
@@ -214,8 +249,9 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
     }
     let file = cmd.files[0].clone();
     if let Some(out) = &cmd.output {
-        // Refuse `-o doc.md` before the work, not after it.
+        // Refuse `-o doc.md` (or the config, or the tokenizer) before the work, not after it.
         crate::export::protect_input(Source::from_arg(&file));
+        protect_settings(&cmd.flags)?;
         crate::export::check_output(out)?;
     }
     if cmd.extracted {
@@ -312,12 +348,6 @@ pub(crate) fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
 fn export(mut cmd: ExportCmd) -> Result<()> {
     use super::export_splitter::{snippet, table};
     dash_is_stdout(&mut cmd.output);
-    if let Some(out) = &cmd.output {
-        crate::export::check_output(out)?;
-    }
-    let Some(lib) = cmd.to else {
-        return emit(table().as_bytes(), cmd.output.as_deref());
-    };
     let mut flags = cmd.flags;
     if let Some(cfg) = cmd.cfg {
         if flags.config.is_some() {
@@ -325,15 +355,42 @@ fn export(mut cmd: ExportCmd) -> Result<()> {
         }
         flags.config = Some(cfg);
     }
-    let config = flags.resolve()?;
-    // Everything `chunktui chunk` would check: the tokenizer, and separator
-    // regexes, which compile on the first text.
+    // Read the settings first (which marks their files as inputs), then
+    // refuse an output that is one of them: `export CFG -o CFG`.
+    let config = cmd.to.map(|_| flags.resolve()).transpose()?;
+    if let Some(out) = &cmd.output {
+        if let Some(cfg) = &flags.config {
+            crate::protect::protect_path(cfg, "config file");
+        }
+        config.iter().for_each(protect_config_files);
+        crate::export::check_output(out)?;
+    }
+    let (Some(lib), Some(config)) = (cmd.to, config) else {
+        return emit(table().as_bytes(), cmd.output.as_deref());
+    };
+    // The snippet names the model; the model need not be on this machine.
+    let config = check_usable(config, false)?;
+    emit(snippet(&config, lib).as_bytes(), cmd.output.as_deref())
+}
+
+/// Everything `chunktui chunk` would refuse in a config, found without
+/// loading anything heavy: the tokenizer (loaded: it is small), separator
+/// regexes (they compile on the first text), and a model strategy's model
+/// directory when `model_files` is set (its files are looked for, the
+/// model is not run).
+fn check_usable(config: ChunkConfig, model_files: bool) -> Result<ChunkConfig> {
     let configured = crate::strategy::Configured::new(&config)?;
-    if !config.strategy.needs_model() {
+    if config.strategy.needs_model() {
+        #[cfg(feature = "embed")]
+        if model_files {
+            crate::embed::check_model_files(&config.semantic)?;
+        }
+        #[cfg(not(feature = "embed"))]
+        let _ = model_files;
+    } else {
         configured.chunk("a. b", None, crate::embedding::Control::none())?;
     }
-    let config = configured.config;
-    emit(snippet(&config, lib).as_bytes(), cmd.output.as_deref())
+    Ok(configured.config)
 }
 
 fn stats(cmd: StatsCmd) -> Result<()> {

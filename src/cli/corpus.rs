@@ -137,11 +137,21 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
         crate::input::set_document_limit_mb(mb)?;
     }
     let files = expand(&cmd.files)?;
-    if let Some(out) = &cmd.output {
+    // Every output is checked against every input before any work:
+    // `chunk a a.jsonl --output-dir .` would write a's chunks over a.jsonl.
+    if cmd.output.is_some() || cmd.output_dir.is_some() {
         for f in &files {
             crate::export::protect_input(crate::input::Source::Path(f));
         }
+        super::commands::protect_settings(&cmd.flags)?;
+    }
+    if let Some(out) = &cmd.output {
         crate::export::check_output(out)?;
+    }
+    if let Some(dir) = &cmd.output_dir {
+        for f in &files {
+            crate::export::check_output(&beside(dir, f))?;
+        }
     }
     let started = std::time::Instant::now();
     let results = map_files(&files, jobs(&cmd.flags, cmd.jobs), |f| chunk_one(&cmd.flags, f))?;
@@ -162,7 +172,10 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
             }
             Outcome::Skipped(why) => {
                 skipped += 1;
-                eprintln!("chunktui: warning: skipped {}: {why}", file.display());
+                eprintln!(
+                    "chunktui: warning: skipped {}",
+                    crate::error::printable(&format!("{}: {why}", file.display()))
+                );
             }
         }
     }
@@ -220,11 +233,16 @@ fn map_files<T: Send>(files: &[PathBuf], jobs: usize, work: impl Fn(&Path) -> Re
 }
 
 /// `--output-dir`: one JSONL per input, at its path under `dir` plus `.jsonl`.
-fn write_beside(dir: &Path, file: &Path, jsonl: &[u8]) -> Result<()> {
+/// Where `--output-dir DIR` puts a file's chunks: its path under DIR, plus `.jsonl`.
+fn beside(dir: &Path, file: &Path) -> PathBuf {
     let relative: PathBuf = file.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
     let mut target = dir.join(relative).into_os_string();
     target.push(".jsonl");
-    let target = PathBuf::from(target);
+    PathBuf::from(target)
+}
+
+fn write_beside(dir: &Path, file: &Path, jsonl: &[u8]) -> Result<()> {
+    let target = beside(dir, file);
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Error::io_write(parent, &e))?;
     }
@@ -276,7 +294,10 @@ pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
     for (file, result) in files.iter().zip(results) {
         match result {
             Ok(figures) => done.push(figures),
-            Err(why) => eprintln!("chunktui: warning: skipped {}: {why}", file.display()),
+            Err(why) => eprintln!(
+                "chunktui: warning: skipped {}",
+                crate::error::printable(&format!("{}: {why}", file.display()))
+            ),
         }
     }
     let skipped = files.len() - done.len();
