@@ -12,66 +12,22 @@
 //!   `ast`, with the same statements as the plain snippet.
 #![cfg(feature = "cli")]
 
+#[path = "common/snippet_code.rs"]
+mod snippet_code;
+
 use chunktui::cli::export_splitter::{snippet, Library};
-use chunktui::config::{ChunkConfig, StrategyKind, Unit};
+use chunktui::config::StrategyKind;
 use proptest::prelude::*;
+use snippet_code::{config, plain, shape_of, Field, FIELDS};
 use std::process::Command;
-
-/// Which free-text field a value goes to.
-#[derive(Debug, Clone, Copy)]
-enum Field {
-    Model,
-    Tokenizer,
-    Separators,
-    Separator,
-    Language,
-}
-
-const FIELDS: [Field; 5] = [Field::Model, Field::Tokenizer, Field::Separators, Field::Separator, Field::Language];
-
-fn config(kind: StrategyKind, field: Field, value: &str) -> ChunkConfig {
-    let mut c = ChunkConfig { strategy: kind, size: 300, overlap: 30, ..ChunkConfig::default() };
-    match field {
-        Field::Model => c.semantic.model = Some(value.to_string()),
-        Field::Tokenizer => {
-            c.unit = Unit::Tokens;
-            c.tokenizer = format!("hf:{value}.json");
-        }
-        Field::Separators => {
-            c.recursive.separators = Some(vec![value.to_string(), "\n".into()]);
-            c.langchain.separators = Some(vec![value.to_string(), "\n".into()]);
-        }
-        Field::Separator => c.langchain.separator = value.to_string(),
-        Field::Language => c.code.language = Some(value.to_string()),
-    }
-    c.normalize();
-    c
-}
-
-/// The same value with every character made plain: the same code paths
-/// (length, emptiness), nothing that could break a line.
-fn plain(value: &str) -> String {
-    value.chars().map(|_| 'x').collect()
-}
-
-/// The code of a snippet: lines that are not comments, string literals blanked.
-fn code_of(snippet: &str, lib: Library) -> Vec<String> {
-    let comment = if lib == Library::TextSplitter { "//" } else { "#" };
-    let literal = regex::Regex::new(r#"r?"(?:[^"\\]|\\.)*""#).unwrap();
-    snippet
-        .lines()
-        .filter(|l| !l.trim_start().starts_with(comment))
-        .map(|l| literal.replace_all(l, "\"\"").into_owned())
-        .collect()
-}
 
 fn assert_same_code(kind: StrategyKind, field: Field, value: &str) -> Result<(), TestCaseError> {
     for lib in Library::ALL {
         let evil = snippet(&config(kind, field, value), lib);
         let good = snippet(&config(kind, field, &plain(value)), lib);
         prop_assert_eq!(
-            code_of(&evil, lib),
-            code_of(&good, lib),
+            shape_of(&evil, lib, field),
+            shape_of(&good, lib, field),
             "{} -> {} with {:?} = {:?}:\n{}",
             kind,
             lib.name(),
