@@ -19,6 +19,41 @@ const SHOWN: usize = 5;
 pub struct Report {
     pub findings: Vec<Line>,
     pub counts: Vec<(Rule, usize)>,
+    /// One line per rule that fired many times: the cause, said once, and
+    /// the setting that fixes it.
+    pub summary: Vec<String>,
+}
+
+/// A rule that fires this often gets a summary line.
+const MANY: usize = 5;
+
+/// The summary lines of `counts` for chunks cut with `opts`.
+fn summary(counts: &[(Rule, usize)], opts: &LintOptions) -> Vec<String> {
+    let c = &opts.config;
+    let (size, unit) = (c.size, c.unit);
+    counts
+        .iter()
+        .filter(|(_, n)| *n >= MANY)
+        .map(|&(r, n)| match r {
+            Rule::OverModelLimit => format!(
+                "{n} chunks over the model's {}-token limit: use --size {} (or --unit tokens with the model's tokenizer)",
+                opts.max_tokens,
+                (size * 3 / 4).max(1)
+            ),
+            Rule::MidSentence => {
+                format!("{n} chunks cut mid-sentence: use --strategy sentence, or --preset english (sentence ends first)")
+            }
+            Rule::OrphanHeading => {
+                format!("{n} chunks end with a heading cut from its text: use --strategy markdown (a chunk per section)")
+            }
+            Rule::SplitFence | Rule::SplitTable => {
+                format!("{n} {r} findings: use --strategy markdown, or a larger --size than {size} {unit}")
+            }
+            Rule::TinyFragment => format!(
+                "{n} chunks under a tenth of the size ({size} {unit}): use a smaller --size, or [lint] off = [\"tiny-fragment\"]"
+            ),
+        })
+        .collect()
 }
 
 /// A finding with the 1-based line it points to.
@@ -46,6 +81,7 @@ impl Report {
         let opts = opts.with_model_tokenizer();
         let findings = crate::lint::lint(&doc.text, chunks, &opts);
         let counts = crate::lint::counts(&findings, &opts);
+        let summary = summary(&counts, &opts);
         let mut lines = Vec::with_capacity(findings.len());
         let (mut line, mut pos) = (1, 0);
         for f in findings {
@@ -55,7 +91,7 @@ impl Report {
             pos = pos.max(at);
             lines.push(Line { finding: f, line });
         }
-        Ok(Report { findings: lines, counts })
+        Ok(Report { findings: lines, counts, summary })
     }
 
     pub fn json(&self) -> Json<'_> {
@@ -74,6 +110,9 @@ impl Report {
         }
         if self.findings.len() > SHOWN {
             let _ = writeln!(t, "  … and {} more (`chunktui lint FILE` lists them all)", self.findings.len() - SHOWN);
+        }
+        for s in &self.summary {
+            let _ = writeln!(t, "  {s}");
         }
     }
 }
@@ -96,6 +135,9 @@ pub fn run(cmd: LintCmd) -> Result<()> {
         for l in &report.findings {
             let f = &l.finding;
             let _ = writeln!(t, "{name}:{}: {}: chunk {}: {}", l.line, f.rule, f.chunk, f.message);
+        }
+        for s in &report.summary {
+            let _ = writeln!(t, "{name}: {s}");
         }
         t
     };

@@ -386,6 +386,16 @@ impl<'a, 't> Packer<'a, 't> {
 
     pub fn push(&mut self, piece: Range<usize>, out: &mut Vec<Range<usize>>, oversize: &mut OversizeHandler<'_>) {
         if !self.within(piece.start, piece.end, self.size) {
+            // Headings at the end of the open chunk go with the text they name.
+            let keep = self.without_trailing_headings();
+            let piece = match self.open.as_slice().get(keep) {
+                Some(h) if keep > 0 => {
+                    let start = h.start;
+                    self.emit_front(keep, out);
+                    start..piece.end
+                }
+                _ => piece,
+            };
             self.close(out);
             oversize(piece, out);
             return;
@@ -398,7 +408,16 @@ impl<'a, 't> Packer<'a, 't> {
             self.open.push(piece);
             return;
         }
+        // A heading that ends the chunk starts the next one instead, with its
+        // text, when the two fit together.
+        let keep = self.without_trailing_headings();
         let open = self.open.as_slice();
+        if keep > 0 && keep < open.len() && self.within(open[keep].start, piece.end, self.size) {
+            self.emit_front(keep, out);
+            self.open.push(piece);
+            return;
+        }
+        let first = &open[0];
         let last_end = open[open.len() - 1].end;
         push_trimmed(self.text, first.start..last_end, out);
         // Keep trailing pieces of the chunk just emitted as overlap.
@@ -413,6 +432,23 @@ impl<'a, 't> Packer<'a, 't> {
         self.open.push(piece);
     }
 
+    /// How many pieces of the open chunk come before its trailing headings.
+    fn without_trailing_headings(&self) -> usize {
+        let open = self.open.as_slice();
+        let mut keep = open.len();
+        while keep > 0 && is_heading(self.text, &open[keep - 1]) {
+            keep -= 1;
+        }
+        keep
+    }
+
+    /// Emit the first `n` open pieces as a chunk and drop them (no overlap).
+    fn emit_front(&mut self, n: usize, out: &mut Vec<Range<usize>>) {
+        let open = self.open.as_slice();
+        push_trimmed(self.text, open[0].start..open[n - 1].end, out);
+        self.open.drop_front(n);
+    }
+
     /// Emit the open chunk, if any.
     fn close(&mut self, out: &mut Vec<Range<usize>>) {
         let open = self.open.as_slice();
@@ -425,6 +461,25 @@ impl<'a, 't> Packer<'a, 't> {
     pub fn finish(mut self, out: &mut Vec<Range<usize>>) {
         self.close(out);
     }
+}
+
+/// Whether a piece is a Markdown heading: one ATX line (`## Title`), or text
+/// underlined with `===` / `---` (setext). A heading that ends a chunk names
+/// text in the next one, so the packer moves it there.
+fn is_heading(text: &str, piece: &Range<usize>) -> bool {
+    let t = text[trim_range(text, piece.clone())].trim_end();
+    if t.len() > 300 {
+        return false;
+    }
+    let mut lines = t.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else { return false };
+    let rest: Vec<&str> = lines.collect();
+    if rest.is_empty() {
+        let hashes = first.bytes().take_while(|&b| b == b'#').count();
+        return (1..=6).contains(&hashes) && first[hashes..].starts_with(' ');
+    }
+    let under = rest[rest.len() - 1];
+    rest.len() == 1 && under.len() >= 2 && (under.bytes().all(|b| b == b'=') || under.bytes().all(|b| b == b'-'))
 }
 
 pub const SPEC: Spec = Spec {
