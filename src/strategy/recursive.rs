@@ -392,6 +392,7 @@ impl<'a, 't> Packer<'a, 't> {
                 Some(h) if keep > 0 => {
                     let start = h.start;
                     self.emit_front(keep, out);
+                    self.open.clear(); // the headings go with the piece
                     start..piece.end
                 }
                 _ => piece,
