@@ -271,10 +271,13 @@ fn all_helps() -> Vec<(Vec<String>, String)> {
 
 const SHELL_INFO: [&str; 7] = ["", "bash", "sh", "shell", "console", "zsh", "shell-session"];
 
+/// An open code block: its first line, whether it is shell, its numbered lines.
+type Block<'a> = (usize, bool, Vec<(usize, &'a str)>);
+
 /// The commands in the shell code blocks of a Markdown file.
 fn markdown_examples(name: &str, text: &str) -> Vec<Example> {
     let mut out = Vec::new();
-    let mut block: Option<(usize, bool, Vec<(usize, &str)>)> = None; // start line, shell?, lines
+    let mut block: Option<Block<'_>> = None;
     for (i, line) in text.lines().enumerate() {
         let t = line.trim_start();
         if t.starts_with("```") || t.starts_with("~~~") {
@@ -475,7 +478,9 @@ fn named_paths(command: &str) -> Vec<(String, Role)> {
                 && !w.starts_with('-')
                 && w.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c))
                 && repo().join(w).is_dir();
-            if w == "-" || !(looks_like_path(w) || bare_folder) {
+            // A flag's value is a path whatever it looks like (`--model model`).
+            let flag_value = role != Role::Input && !w.starts_with('-');
+            if w == "-" || !(looks_like_path(w) || bare_folder || flag_value) {
                 continue;
             }
             out.push((unglob(w), role));
@@ -957,6 +962,7 @@ fn paths_and_roles() {
             ("best.toml".to_string(), Role::Output),
         ]
     );
+    assert_eq!(named_paths("chunktui setup --model model"), [("model".to_string(), Role::ModelDir)]);
     assert!(!looks_like_path("bm25,dense") && !looks_like_path("cl100k_base") && !looks_like_path("0.5"));
     let subs: BTreeSet<String> = ["chunk", "setup"].iter().map(|s| s.to_string()).collect();
     assert_eq!(plan("chunktui samples/guide.md --size 400", &subs), Err(Skip::Workbench));
@@ -966,4 +972,24 @@ fn paths_and_roles() {
     assert_eq!(allowed_exits("chunktui lint g.md"), [0, 1]);
     assert_eq!(allowed_exits("chunktui diff a b c --fail-on changed"), [0, 1]);
     assert_eq!(allowed_exits("chunktui diff a b c"), [0]);
+}
+
+#[test]
+fn judging_outcomes() {
+    let o = |code: Option<i32>, signal: Option<i32>, stderr: &str| Outcome {
+        code,
+        signal,
+        timed_out: false,
+        stderr: stderr.to_string(),
+        elapsed: Duration::ZERO,
+    };
+    assert!(judge("chunktui chunk a.md", &o(Some(0), None, "")).is_none());
+    assert!(judge("chunktui lint a.md", &o(Some(1), None, "a.md:3: tiny-fragment: ...")).is_none());
+    assert!(judge("chunktui chunk a.md", &o(Some(1), None, "")).is_some());
+    assert!(judge("chunktui chunk a.md", &o(Some(2), None, "chunktui: error: x")).is_some());
+    assert!(judge("chunktui lint a.md", &o(Some(101), None, "")).is_some());
+    assert!(judge("chunktui lint a.md", &o(Some(1), None, "thread 'main' panicked at src/x.rs")).is_some());
+    assert!(judge("chunktui lint a.md", &o(Some(0), None, "note: run with `RUST_BACKTRACE=1`")).is_some());
+    assert!(judge("cat a | chunktui chunk -", &o(Some(137), None, "")).is_some());
+    assert!(judge("chunktui chunk a.md", &o(None, Some(9), "")).is_some());
 }
