@@ -206,11 +206,8 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     let model_dir = match &args.model {
         Some(d) => {
             let d = PathBuf::from(d);
-            for f in ["tokenizer.json"] {
-                if !d.join(f).is_file() {
-                    return Err(Error::Model(format!("{} has no {f}", d.display())));
-                }
-            }
+            // The same files the loader needs, with its messages (no folder, no model.onnx, no tokenizer.json).
+            crate::embed::onnx::model_files(&d)?;
             d
         }
         None => {
