@@ -115,7 +115,7 @@ impl Document {
         }
         let kind = kind.unwrap_or_else(|| DocKind::sniff(&text));
         if kind == DocKind::Html {
-            let mut doc = Self::extracted(extract::html::extract(&text), kind, name)?;
+            let mut doc = Self::extracted(extract::html::extract_checked(&text, name)?, kind, name)?;
             doc.replaced_invalid_bytes = replaced;
             return Ok(doc);
         }

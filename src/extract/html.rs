@@ -92,6 +92,97 @@ pub fn extract(source: &str) -> Extracted {
     w.b.out
 }
 
+/// Deeper element nesting than this is refused by [`extract_checked`]: the
+/// parser (html5ever) checks what is open at every tag, so its time grows
+/// with the square of the depth (seconds at 40,000). Browsers stop nesting
+/// at 512; real pages stay far below either.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// [`extract`], after checking that the nesting is within [`MAX_DEPTH`];
+/// `name` is used in the message.
+pub fn extract_checked(source: &str, name: &str) -> crate::error::Result<Extracted> {
+    let depth = nesting_depth(source, MAX_DEPTH);
+    if depth > MAX_DEPTH {
+        return Err(crate::error::Error::input(format!(
+            "{name} nests HTML elements more than {MAX_DEPTH} deep (browsers stop at 512): it is machine-made or \
+             damaged; flatten it, or convert it to text first"
+        )));
+    }
+    Ok(extract(source))
+}
+
+/// Elements that never hold others or that the parser closes by itself when
+/// the next one opens: they add no depth.
+const FLAT: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr", "p",
+    "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead", "tbody", "tfoot", "colgroup", "caption", "rb",
+    "rt", "rp", "html", "head", "body", "frame", "keygen",
+];
+
+/// How deep the elements of `source` nest, roughly as the parser will see
+/// it (an end tag closes the nearest open element of its name and all
+/// opened after it, elements in [`FLAT`] never nest, text of `script`,
+/// `style`, `textarea`, `title` and comments is skipped); counting stops
+/// past `limit`. One pass, linear in the length: no search of what is open.
+pub fn nesting_depth(source: &str, limit: usize) -> usize {
+    let bytes = source.as_bytes();
+    // The open elements' names, and per name the places it is open at.
+    let mut stack: Vec<String> = Vec::new();
+    let mut at: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut deepest = 0;
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
+        i += off + 1;
+        if bytes[i..].starts_with(b"!--") {
+            i = memchr::memmem::find(&bytes[i..], b"-->").map_or(bytes.len(), |e| i + e + 3);
+            continue;
+        }
+        let end = bytes.get(i) == Some(&b'/');
+        let from = i + usize::from(end);
+        let len = bytes[from..].iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'-').count();
+        if len == 0 || !bytes[from].is_ascii_alphabetic() {
+            continue;
+        }
+        let name = source[from..from + len].to_ascii_lowercase();
+        i = from + len;
+        if end {
+            let open = at.get(&name).and_then(|v| v.last().copied());
+            if let Some(k) = open {
+                for closed in stack.drain(k..) {
+                    if let Some(v) = at.get_mut(&closed) {
+                        v.pop();
+                    }
+                }
+            }
+            continue;
+        }
+        if matches!(name.as_str(), "script" | "style" | "textarea" | "title" | "xmp" | "plaintext") {
+            // To its end tag, whatever its case.
+            let from = i;
+            i = bytes.len();
+            for e in memchr::memmem::find_iter(&bytes[from..], b"</").map(|e| from + e) {
+                if bytes.get(e + 2..e + 2 + len).is_some_and(|n| n.eq_ignore_ascii_case(name.as_bytes())) {
+                    i = e;
+                    break;
+                }
+            }
+            continue;
+        }
+        // A self-closing tag (`<div/>` in XHTML-ish pages) is read as an open
+        // one by the parser, except for void elements (in FLAT).
+        if FLAT.contains(&name.as_str()) {
+            continue;
+        }
+        at.entry(name.clone()).or_default().push(stack.len());
+        stack.push(name);
+        deepest = deepest.max(stack.len());
+        if deepest > limit {
+            break;
+        }
+    }
+    deepest
+}
+
 /// Inline text as a browser lays it out: whitespace runs collapse to one
 /// space, none at the start of a line.
 #[derive(Default)]
