@@ -9,7 +9,7 @@
 //! percentile, population standard deviation, `np.gradient`).
 
 use crate::config::ThresholdType;
-use crate::embedding::{cosine, Control, Embedder};
+use crate::embedding::{cosine, Control, Embedder, Embeddings};
 use crate::error::{Error, Result};
 use crate::size::SizeIndex;
 use std::ops::Range;
@@ -197,6 +197,15 @@ impl DistanceStats {
     }
 }
 
+/// Bytes of a sentence window per token the model reads: a window longer
+/// than `max_input_tokens` times this (text runs about 4 bytes a token, so
+/// the model would cut it) is the mean of its sentences' vectors instead,
+/// and reported truncated. A huge `buffer_size` then stays linear in the
+/// text instead of embedding the whole text once per sentence.
+const WINDOW_BYTES_PER_TOKEN: usize = 16;
+/// The cut for a model that states no input size.
+const WINDOW_BYTES_MAX: usize = 64 * 1024;
+
 /// Sentences, embeddings and distances of one document, for re-cutting.
 #[derive(Debug, Clone, Default)]
 pub struct SemanticAnalysis {
@@ -240,6 +249,10 @@ impl SemanticAnalysis {
         // windows that are not already among them (near the end).
         let mut ranges: Vec<Range<usize>> =
             (0..n).map(|k| sentences[k.saturating_sub(buffer)].start..sentences[k].end).collect();
+        // The sentences each window spans (first, last), and for a right window
+        // the sentence its boundary is before.
+        let mut spans: Vec<(usize, usize)> = (0..n).map(|k| (k.saturating_sub(buffer), k)).collect();
+        let mut right_of: Vec<usize> = Vec::new();
         let mut right_idx = Vec::with_capacity(n.saturating_sub(1));
         for i in 0..n.saturating_sub(1) {
             let reach = (i + 1).saturating_add(buffer);
@@ -249,25 +262,90 @@ impl SemanticAnalysis {
             } else {
                 right_idx.push(ranges.len());
                 ranges.push(sentences[i + 1].start..sentences[last].end);
+                spans.push((i + 1, last));
+                right_of.push(i + 1);
             }
         }
-        let texts: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
-        let emb = embedder.embed_texts(&texts, ctl)?;
-        if emb.vectors.len() != texts.len() {
+        // A window longer than the model can read (a large buffer) is not
+        // embedded as text, which the model would cut to its first tokens:
+        // it gets the mean of its sentences' vectors, a running sum over the
+        // sentences in order. Any buffer size then costs one embedding per
+        // sentence and window at most, each of bounded length.
+        let cap = embedder.max_input_tokens().map_or(WINDOW_BYTES_MAX, |t| {
+            t.saturating_mul(WINDOW_BYTES_PER_TOKEN).clamp(WINDOW_BYTES_PER_TOKEN, WINDOW_BYTES_MAX)
+        });
+        let long: Vec<bool> = ranges.iter().map(|r| r.len() > cap).collect();
+        let any_long = long.iter().any(|&l| l);
+        let prefix = |r: &Range<usize>| {
+            let w = &text[r.clone()];
+            let mut end = w.len().min(cap);
+            while !w.is_char_boundary(end) {
+                end -= 1;
+            }
+            &w[..end]
+        };
+        // What to embed: the windows that fit, then (when some do not) every sentence.
+        let mut texts: Vec<Option<&str>> =
+            ranges.iter().zip(&long).map(|(r, &l)| (!l).then(|| &text[r.clone()])).collect();
+        if any_long {
+            texts.extend(sentences.iter().map(|r| Some(prefix(r))));
+        }
+        // Each distinct text once.
+        let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut unique: Vec<&str> = Vec::new();
+        let slot: Vec<usize> = texts
+            .iter()
+            .map(|t| {
+                t.map_or(usize::MAX, |t| {
+                    *first.entry(t).or_insert_with(|| {
+                        unique.push(t);
+                        unique.len() - 1
+                    })
+                })
+            })
+            .collect();
+        let got = embedder.embed_texts(&unique, ctl)?;
+        if got.vectors.len() != unique.len() {
             return Err(Error::Model(format!(
                 "model returned {} vectors for {} texts",
-                emb.vectors.len(),
-                texts.len()
+                got.vectors.len(),
+                unique.len()
             )));
         }
+        let cut_unique: std::collections::HashSet<usize> = got.truncated.iter().copied().collect();
+        let mut window_vectors: Vec<Vec<f32>> =
+            slot[..ranges.len()].iter().map(|&u| got.vectors.get(u).cloned().unwrap_or_default()).collect();
+        let mut cut: Vec<usize> = (0..ranges.len()).filter(|&k| !long[k] && cut_unique.contains(&slot[k])).collect();
+        if any_long {
+            let sentence_vec = |j: usize| &got.vectors[slot[ranges.len() + j]];
+            // Left windows, then right ones: each a run whose ends never move back.
+            for run in [0..n, n..ranges.len()] {
+                let dim = got.vectors.first().map_or(0, Vec::len);
+                let (mut sum, mut lo, mut hi) = (vec![0f64; dim], 0usize, 0usize);
+                for k in run {
+                    let (a, b) = spans[k];
+                    while hi <= b {
+                        sentence_vec(hi).iter().zip(&mut sum).for_each(|(x, s)| *s += f64::from(*x));
+                        hi += 1;
+                    }
+                    while lo < a {
+                        sentence_vec(lo).iter().zip(&mut sum).for_each(|(x, s)| *s -= f64::from(*x));
+                        lo += 1;
+                    }
+                    if long[k] {
+                        let mut v: Vec<f32> = sum.iter().map(|&x| x as f32).collect();
+                        crate::embedding::normalize(&mut v);
+                        window_vectors[k] = v;
+                        cut.push(k);
+                    }
+                }
+            }
+        }
+        let emb = Embeddings { vectors: window_vectors, truncated: cut };
         let distances: Vec<f64> =
             (0..n.saturating_sub(1)).map(|i| 1.0 - cosine(&emb.vectors[i], &emb.vectors[right_idx[i]])).collect();
         let truncated: Vec<usize> = {
-            let mut t: Vec<usize> = emb
-                .truncated
-                .iter()
-                .filter_map(|&k| if k < n { Some(k) } else { right_idx.iter().position(|&r| r == k).map(|i| i + 1) })
-                .collect();
+            let mut t: Vec<usize> = emb.truncated.iter().map(|&k| if k < n { k } else { right_of[k - n] }).collect();
             t.sort_unstable();
             t.dedup();
             t
