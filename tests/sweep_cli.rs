@@ -114,7 +114,7 @@ fn best_and_results_never_write_over_what_the_sweep_reads() {
     std::fs::write(s.path("docs/guide.md"), DOC).unwrap();
     std::fs::write(s.path("docs/other.md"), "# Other\n\nNot asked about.\n").unwrap();
     let dir = s.dir.path();
-    let base = ["--queries", "q.jsonl", "--retriever", "bm25", "--size", "40,80"];
+    let base = ["--queries", "q.jsonl", "--retriever", "bm25", "--size", "40,80", "--overlap", "0"];
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["guide.md", "--best", "guide.md"], "guide.md"),
         (vec!["guide.md", "--results", "guide.md"], "guide.md"),
