@@ -21,6 +21,8 @@ pub const DEFAULT_SPLIT_REGEX: &str = r"(?<=[.?!])\s+";
 /// Python's `re.split(pattern, text)` (pattern without groups): the pieces
 /// between matches, as byte ranges (possibly empty).
 pub fn split_sentences(text: &str, pattern: &str) -> Result<Vec<Range<usize>>> {
+    // A look-around that reads without bound is rescanned at every position (see split.rs).
+    super::split::check_lookarounds(pattern, "sentence_split_regex")?;
     let re = fancy_regex::Regex::new(pattern)
         .map_err(|e| Error::config(format!("sentence_split_regex '{pattern}' is not a valid regex: {e}")))?;
     let mut out = Vec::new();
@@ -36,23 +38,46 @@ pub fn split_sentences(text: &str, pattern: &str) -> Result<Vec<Range<usize>>> {
 
 /// LangChain's `combine_sentences`: sentence i with `buffer` neighbours, joined with " ".
 /// Any `buffer` works: past the ends of the text the window simply stops.
-pub fn combine(pieces: &[&str], buffer: usize) -> Vec<String> {
+///
+/// Each window is cut to its first `cap` bytes (on a char boundary): the
+/// model reads only its first tokens anyway, and the cut is far past them
+/// (16 bytes a token, see [`window_cap`]). Building stops there, so a huge
+/// `buffer` costs a bounded amount per sentence, not the whole text each.
+pub fn combine(pieces: &[&str], buffer: usize, cap: usize) -> Vec<String> {
     let n = pieces.len();
     (0..n)
         .map(|i| {
+            let left = &pieces[i.saturating_sub(buffer)..i];
+            let right = &pieces[(i + 1).min(n)..(i + 1).saturating_add(buffer).min(n)];
+            let parts = left
+                .iter()
+                .flat_map(|p| [*p, " "])
+                .chain(std::iter::once(pieces[i]))
+                .chain(right.iter().flat_map(|p| [" ", *p]));
             let mut s = String::new();
-            for p in &pieces[i.saturating_sub(buffer)..i] {
-                s.push_str(p);
-                s.push(' ');
-            }
-            s.push_str(pieces[i]);
-            for p in &pieces[(i + 1).min(n)..(i + 1).saturating_add(buffer).min(n)] {
-                s.push(' ');
-                s.push_str(p);
+            for part in parts {
+                let room = cap - s.len();
+                if part.len() <= room {
+                    s.push_str(part);
+                    continue;
+                }
+                let mut end = room;
+                while !part.is_char_boundary(end) {
+                    end -= 1;
+                }
+                s.push_str(&part[..end]);
+                break;
             }
             s
         })
         .collect()
+}
+
+/// The longest window worth building for a model that reads at most
+/// `max_tokens` tokens: 16 bytes a token (text runs about 4), 64 KiB when
+/// the model does not say.
+pub fn window_cap(max_tokens: Option<usize>) -> usize {
+    max_tokens.map_or(64 * 1024, |t| t.saturating_mul(16).clamp(16, 64 * 1024))
 }
 
 /// The result of LangChain's algorithm before sizes are attached.
@@ -111,7 +136,7 @@ pub fn split(text: &str, o: &SemanticOptions, embedder: &dyn Embedder, ctl: Cont
         return Ok(whole(&pieces));
     }
     let strs: Vec<&str> = pieces.iter().map(|r| &text[r.clone()]).collect();
-    let combined = combine(&strs, o.buffer_size);
+    let combined = combine(&strs, o.buffer_size, window_cap(embedder.max_input_tokens()));
     let refs: Vec<&str> = combined.iter().map(|s| s.as_str()).collect();
     let emb = embedder.embed_texts(&refs, ctl)?;
     let min = if o.min_size > 0 { Some(o.min_size) } else { None };
@@ -175,7 +200,13 @@ mod tests {
         let p = split_sentences(t, DEFAULT_SPLIT_REGEX).unwrap();
         let s: Vec<&str> = p.iter().map(|r| &t[r.clone()]).collect();
         assert_eq!(s, ["Ends.", ""]);
-        assert_eq!(combine(&["a", "b", "c"], 1), ["a b", "a b c", "b c"]);
-        assert_eq!(combine(&["a", "b", "c"], usize::MAX), ["a b c", "a b c", "a b c"]);
+        assert_eq!(combine(&["a", "b", "c"], 1, 100), ["a b", "a b c", "b c"]);
+        assert_eq!(combine(&["a", "b", "c"], usize::MAX, 100), ["a b c", "a b c", "a b c"]);
+        // Cut at the cap, on a char boundary.
+        assert_eq!(combine(&["ab", "中文", "c"], usize::MAX, 5), ["ab ", "ab ", "ab "]);
+        assert_eq!(combine(&["ab", "中文", "c"], usize::MAX, 6), ["ab 中", "ab 中", "ab 中"]);
+        // A huge buffer over many sentences builds bounded windows.
+        let many = vec!["word."; 20_000];
+        assert!(combine(&many, usize::MAX, 64).iter().all(|w| w.len() <= 64));
     }
 }
