@@ -63,6 +63,17 @@ impl std::fmt::Display for Unit {
 /// (any other model is named by its directory).
 pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2-int8";
 
+/// The default chunk size in characters: what fits the default model's 256
+/// word pieces (254 and its two special tokens) on English text, code
+/// included, which runs down to about three characters a piece. At 1000,
+/// a fifth of the Rust book's chunks were over the model's input.
+pub const DEFAULT_SIZE: usize = 700;
+
+/// The default size for text that is mostly CJK (the command line picks it
+/// by the document, as it picks the `chinese` separators): a CJK character
+/// is a word piece of its own.
+pub const DEFAULT_CJK_SIZE: usize = 240;
+
 /// The tokenizer used when `unit = "tokens"` and none is named.
 pub const DEFAULT_TOKENIZER: &str = "cl100k_base";
 
@@ -135,8 +146,8 @@ impl Default for ChunkConfig {
             strategy: StrategyKind::Recursive,
             unit: Unit::Chars,
             tokenizer: default_tokenizer(),
-            size: 1000,
-            overlap: ChunkConfig::overlap_for_size(1000),
+            size: DEFAULT_SIZE,
+            overlap: ChunkConfig::overlap_for_size(DEFAULT_SIZE),
             recursive: RecursiveOptions::default(),
             sentence: SentenceOptions::default(),
             markdown: MarkdownOptions::default(),
@@ -434,7 +445,7 @@ is_default!(
 impl ChunkConfig {
     /// The overlap that goes with a size given without one (on the command
     /// line or as keywords, without a config file): a fifth of it, as the
-    /// defaults have it (200 of 1000). Keeping 200 made `--size 300` overlap
+    /// defaults have it (140 of 700). Keeping 200 made `--size 300` overlap
     /// by two thirds, and gave three times the chunks.
     pub fn overlap_for_size(size: usize) -> usize {
         size / 5

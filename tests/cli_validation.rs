@@ -240,7 +240,7 @@ fn a_size_without_an_overlap_overlaps_by_a_fifth_of_it() {
         let out = ok(&[&["stats", doc.as_str()], extra].concat());
         out.lines().find(|l| l.starts_with("settings")).expect("a settings line").to_string()
     };
-    assert!(settings(&[]).ends_with("size 1000 chars · overlap 200 chars"), "{}", settings(&[]));
+    assert!(settings(&[]).ends_with("size 700 chars · overlap 140 chars"), "{}", settings(&[]));
     assert!(settings(&["--size", "300"]).ends_with("size 300 chars · overlap 60 chars"));
     assert!(settings(&["--size", "4"]).ends_with("overlap 0 chars"));
     assert!(settings(&["--size", "300", "--overlap", "7"]).ends_with("overlap 7 chars"));

@@ -72,7 +72,7 @@ fn check_file(name: &str) {
         failures.extend(f);
         unavailable.extend(u);
     }
-    // The whole file once, with the defaults (recursive, 1000/200 chars) and fixed.
+    // The whole file once, with the defaults (recursive, 700/140 chars) and fixed.
     if text.len() > WINDOW {
         let checker = Checker::new(&text, Unit::Chars);
         for kind in [StrategyKind::Recursive, StrategyKind::Fixed] {
@@ -289,7 +289,7 @@ fn snapshot_configs() -> Vec<(&'static str, ChunkConfig)> {
     let mut sentence = config(StrategyKind::Sentence, Unit::Words, 120, 10);
     sentence.sentence.overlap_sentences = 1;
     vec![
-        ("recursive_chars_1000_200", ChunkConfig::default()),
+        ("recursive_chars_1000_200", config(StrategyKind::Recursive, Unit::Chars, 1000, 200)),
         ("fixed_tokens_256_32", config(StrategyKind::Fixed, Unit::Tokens, 256, 32)),
         ("sentence_words_120_10", sentence),
         ("markdown_chars_800_100", config(StrategyKind::Markdown, Unit::Chars, 800, 100)),

@@ -102,7 +102,7 @@ def test_the_defaults_are_the_cli_defaults(tmp_path: Path) -> None:
 
 
 def test_a_size_without_an_overlap_overlaps_by_a_fifth_of_it(tmp_path: Path) -> None:
-    assert chunktui.Chunker().config["overlap"] == 200
+    assert chunktui.Chunker().config["overlap"] == 140
     assert chunktui.Chunker(size=300).config["overlap"] == 60
     assert chunktui.Chunker(size=4).config["overlap"] == 0
     assert chunktui.Chunker(size=300, overlap=7).config["overlap"] == 7

@@ -339,7 +339,7 @@ def test_bad_settings_are_value_errors_with_the_cli_message() -> None:
 
 def test_size_alone_does_not_trip_over_the_default_overlap() -> None:
     assert chunktui.Chunker(size=100).config["overlap"] == 20
-    assert chunktui.Chunker().config["overlap"] == 200
+    assert chunktui.Chunker().config["overlap"] == 140
 
 
 def test_a_chunker_pickles_as_its_config() -> None:

@@ -135,14 +135,29 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
     if config.code.language.is_none() {
         config.code.language = crate::document::DocKind::grammar(file).map(str::to_string);
     }
-    if flags.config.is_some() || flags.preset.is_some() || flags.separators.is_some() {
+    if flags.config.is_some() {
         return;
     }
-    match crate::document::DocKind::language(file).filter(|&l| l != "markdown") {
+    // Prose (Markdown included), not code, whose letters are mostly CJK.
+    let language = crate::document::DocKind::language(file).filter(|&l| l != "markdown");
+    let cjk = language.is_none() && mostly_cjk(file);
+    // The default size fits the default model: in CJK text a character is a
+    // word piece, so 700 characters would be about 700 pieces of its 256.
+    let default_chars = flags.size.is_none() && flags.unit.is_none() && config.unit == crate::config::Unit::Chars;
+    if cjk && default_chars && config.size == crate::config::DEFAULT_SIZE {
+        config.size = crate::config::DEFAULT_CJK_SIZE;
+        if flags.overlap.is_none() {
+            config.overlap = ChunkConfig::overlap_for_size(config.size);
+        }
+    }
+    if flags.preset.is_some() || flags.separators.is_some() {
+        return;
+    }
+    match language {
         Some(lang) => config.recursive.preset = lang.to_string(),
         // The english separators fall back to single characters in text
         // without spaces; the chinese ones cut at 。！？ first.
-        None if mostly_cjk(file) => config.recursive.preset = "chinese".into(),
+        None if cjk => config.recursive.preset = "chinese".into(),
         None => {}
     }
 }

@@ -369,11 +369,14 @@ pub struct Packer<'a, 't> {
     overlap: usize,
     /// The pieces of the open chunk, in order.
     open: Window<Range<usize>>,
+    /// How many pieces at the front of `open` the last chunk emitted
+    /// already (its overlap): never a chunk of their own.
+    carried: usize,
 }
 
 impl<'a, 't> Packer<'a, 't> {
     pub fn new(text: &'a str, index: &'a SizeIndex<'t>, size: usize, overlap: usize) -> Self {
-        Packer { text, index, size, overlap, open: Window::new() }
+        Packer { text, index, size, overlap, open: Window::new(), carried: 0 }
     }
 
     /// Does `text[start..end]`, without surrounding whitespace (chunks are
@@ -388,14 +391,19 @@ impl<'a, 't> Packer<'a, 't> {
         if !self.within(piece.start, piece.end, self.size) {
             // Headings at the end of the open chunk go with the text they name.
             let keep = self.without_trailing_headings();
+            // The open chunk may be nothing but headings (a version line and
+            // its `### Added`): they go with the piece all the same.
             let piece = match self.open.as_slice().get(keep) {
-                Some(h) if keep > 0 => {
+                Some(h) => {
                     let start = h.start;
-                    self.emit_front(keep, out);
+                    if keep > 0 {
+                        self.emit_front(keep, out);
+                    }
                     self.open.clear(); // the headings go with the piece
+                    self.carried = 0;
                     start..piece.end
                 }
-                _ => piece,
+                None => piece,
             };
             self.close(out);
             oversize(piece, out);
@@ -413,11 +421,26 @@ impl<'a, 't> Packer<'a, 't> {
         // text, when the two fit together.
         let keep = self.without_trailing_headings();
         let open = self.open.as_slice();
-        if keep > 0 && keep < open.len() && self.within(open[keep].start, piece.end, self.size) {
-            self.emit_front(keep, out);
-            self.open.push(piece);
-            return;
+        if keep < open.len() {
+            let headings = open[keep].start;
+            if self.within(headings, piece.end, self.size) {
+                self.emit_front(keep, out);
+                self.open.push(piece);
+                return;
+            }
+            // Headings and their text are over the size together (a version
+            // line, its `### Added` and a long list): they are cut together at
+            // finer separators, so the headings open a chunk of their text
+            // instead of ending this one.
+            if headings < piece.start && self.open.as_slice().len() - keep <= 3 {
+                self.emit_front(keep, out);
+                self.open.clear();
+                self.carried = 0;
+                oversize(headings..piece.end, out);
+                return;
+            }
         }
+        let open = self.open.as_slice();
         let first = &open[0];
         let last_end = open[open.len() - 1].end;
         push_trimmed(self.text, first.start..last_end, out);
@@ -430,6 +453,7 @@ impl<'a, 't> Packer<'a, 't> {
             g += 1;
         }
         self.open.drop_front(g);
+        self.carried = self.open.as_slice().len();
         self.open.push(piece);
     }
 
@@ -444,10 +468,14 @@ impl<'a, 't> Packer<'a, 't> {
     }
 
     /// Emit the first `n` open pieces as a chunk and drop them (no overlap).
+    /// Pieces the last chunk carried as overlap only are dropped, not emitted again.
     fn emit_front(&mut self, n: usize, out: &mut Vec<Range<usize>>) {
         let open = self.open.as_slice();
-        push_trimmed(self.text, open[0].start..open[n - 1].end, out);
+        if n > self.carried {
+            push_trimmed(self.text, open[0].start..open[n - 1].end, out);
+        }
         self.open.drop_front(n);
+        self.carried = self.carried.saturating_sub(n);
     }
 
     /// Emit the open chunk, if any.
@@ -457,6 +485,7 @@ impl<'a, 't> Packer<'a, 't> {
             push_trimmed(self.text, first.start..last.end, out);
         }
         self.open.clear();
+        self.carried = 0;
     }
 
     pub fn finish(mut self, out: &mut Vec<Range<usize>>) {
