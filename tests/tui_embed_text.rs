@@ -78,9 +78,12 @@ fn x_cycles_embed_text_and_the_chosen_chunk_shows_what_is_embedded() {
     }
     let shown = screen(&m);
     assert!(shown.contains(&format!("#{at} embedded:")), "{shown}");
-    // (A wide glyph fills two cells: the context line reads "指 南  > Timeouts" here.)
-    assert!(shown.contains("> Timeouts\n") || shown.contains("> Timeouts "), "{shown}");
-    assert!(shown.contains("It defaults to thirty seconds."), "{shown}");
+    // The chunk opens with its own heading (headings stay with their text),
+    // so the context line is the path above it. (A wide glyph fills two
+    // cells: it reads "指 南" here.)
+    assert!(shown.contains("│指 南 "), "{shown}");
+    assert!(shown.contains("│## Timeouts "), "{shown}");
+    assert!(m.pane().chunks[at].meta.embed.as_ref().unwrap().text.contains("It defaults to thirty seconds."));
 
     press(&mut m, 'x');
     assert!(m.pane().config.embed_text.fit);
