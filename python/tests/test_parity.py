@@ -128,9 +128,10 @@ def test_keywords_are_the_config_keys(kwargs: dict[str, Any], flags: list[str]) 
         assert python_records(chunker, read(path)) == cli_records(path, *flags), path.name
 
 
-def test_the_clis_default_for_cjk_prose_is_the_chinese_preset() -> None:
-    # What `chunktui chunk zh.md` picks by itself, a Chunker is told.
-    chunker = chunktui.Chunker(strategy="recursive", recursive={"preset": "chinese"})
+def test_the_clis_default_for_cjk_prose_is_the_chinese_preset_at_240() -> None:
+    # What `chunktui chunk zh.md` picks by itself (the chinese separators, and
+    # 240 characters: a CJK character is a word piece of the default model), a Chunker is told.
+    chunker = chunktui.Chunker(strategy="recursive", size=240, recursive={"preset": "chinese"})
     cjk = [p for p in corpus_files() if p.name.startswith("zh_")]
     assert cjk
     for path in cjk:

@@ -66,6 +66,7 @@ def test_what_chunktui_refuses_the_schema_refuses() -> None:
     assert errors({**base, "size": -3}), "negative size"
     assert errors({**base, "unit": "bytes"}), "unknown unit"
     assert errors({**base, "embed_text": {"enabled": "yes"}}), "wrong type in a section"
-    missing = dict(base)
-    del missing["version"]
-    assert errors(missing), "version is required"
+    # Every key may be left out (it keeps its default), in chunktui and in the schema alike.
+    for key in ("version", "strategy", "unit", "size", "overlap"):
+        missing = {k: v for k, v in base.items() if k != key}
+        assert not errors(missing), f"{key} may be left out"
