@@ -53,7 +53,7 @@ impl Error {
             ),
             _ => err.to_string(),
         };
-        Error::Io(format!("{}: {what}", path.display()))
+        Error::Io(format!("{}: {what}", shown_path(path)))
     }
 }
 
@@ -74,6 +74,12 @@ pub fn printable(s: &str) -> String {
         }
     }
     out
+}
+
+/// A path as a message shows it: [`printable`], and a line break in a file
+/// name escaped too, so the message stays one line.
+pub fn shown_path(path: &std::path::Path) -> String {
+    printable(&path.display().to_string()).replace('\n', "\\n").replace('\t', "\\t")
 }
 
 fn needs_escape(c: char) -> bool {

@@ -99,7 +99,7 @@ pub fn check_output(path: &Path) -> Result<PathBuf> {
 /// A path as it may be printed to a terminal: control characters (an
 /// escape sequence in a file name) are shown escaped, never sent raw.
 pub fn shown(path: &Path) -> String {
-    crate::error::printable(&path.display().to_string())
+    crate::error::shown_path(path)
 }
 
 /// The path with every symlink followed, even to a target that does not

@@ -87,7 +87,7 @@ pub fn model_files(model_dir: &Path) -> Result<(std::path::PathBuf, std::path::P
         return Err(model_err(format!(
             "no embedding model at {}: run `chunktui setup` for the default model, or pass --model DIR \
              (a sentence-transformers ONNX export with tokenizer.json)",
-            model_dir.display()
+            crate::error::shown_path(model_dir)
         )));
     }
     let model_file = ["model.onnx", "onnx/model.onnx", "model_quantized.onnx", "onnx/model_quantized.onnx"]
@@ -97,14 +97,14 @@ pub fn model_files(model_dir: &Path) -> Result<(std::path::PathBuf, std::path::P
         .ok_or_else(|| {
             model_err(format!(
                 "{} has no model.onnx: run `chunktui setup`, or pass --model DIR with an ONNX export",
-                model_dir.display()
+                crate::error::shown_path(model_dir)
             ))
         })?;
     let tok_file = model_dir.join("tokenizer.json");
     if !tok_file.is_file() {
         return Err(model_err(format!(
             "{} has no tokenizer.json: export the model's tokenizer next to model.onnx",
-            model_dir.display()
+            crate::error::shown_path(model_dir)
         )));
     }
     Ok((model_file, tok_file))
