@@ -194,23 +194,31 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
 /// the questions, the grid, the config, tokenizers and model files — so
 /// that `--best` and `--results` may not write over one.
 fn protect_inputs(cmd: &SweepCmd, points: &[Point]) {
-    let protect_dir = |dir: &Path| {
+    use crate::protect::protect_path;
+    // Each input is named by its role in the message that refuses an output over it.
+    let protect_dir = |dir: &Path, role: &'static str| {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for e in entries.flatten() {
                 if e.file_type().is_ok_and(|t| !t.is_dir()) {
-                    crate::export::protect_input(Source::Path(&e.path()));
+                    protect_path(&e.path(), role);
                 }
             }
         }
     };
     if cmd.path.is_dir() {
-        protect_dir(&cmd.path);
+        protect_dir(&cmd.path, "document");
     } else {
         crate::export::protect_input(Source::from_arg(&cmd.path));
     }
-    crate::export::protect_input(Source::from_arg(&cmd.queries));
-    for file in [&cmd.grid, &cmd.flags.config].into_iter().flatten() {
-        crate::export::protect_input(Source::Path(file));
+    match Source::from_arg(&cmd.queries) {
+        Source::Path(p) => protect_path(p, "question file"),
+        stdin => crate::export::protect_input(stdin),
+    }
+    if let Some(grid) = &cmd.grid {
+        protect_path(grid, "grid file");
+    }
+    if let Some(config) = &cmd.flags.config {
+        protect_path(config, "config file");
     }
     let mut tokenizers: HashSet<&str> = HashSet::new();
     let mut models: HashSet<Option<&str>> = HashSet::new();
@@ -222,7 +230,7 @@ fn protect_inputs(cmd: &SweepCmd, points: &[Point]) {
         tokenizers.insert(t.as_str());
     }
     for t in tokenizers.iter().filter_map(|t| t.strip_prefix("hf:")) {
-        crate::export::protect_input(Source::Path(Path::new(t)));
+        protect_path(Path::new(t), "tokenizer file");
     }
     for m in models {
         let dir = match m {
@@ -233,7 +241,7 @@ fn protect_inputs(cmd: &SweepCmd, points: &[Point]) {
             None => None,
         };
         if let Some(dir) = dir.filter(|d| d.is_dir()) {
-            protect_dir(&dir);
+            protect_dir(&dir, "model file");
         }
     }
 }
