@@ -109,8 +109,8 @@ pub(crate) fn follow_links(path: &Path) -> Result<PathBuf> {
     for _ in 0..40 {
         match std::fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
-                let link =
-                    std::fs::read_link(&p).map_err(|e| crate::export::write_error(&path.display().to_string(), &e))?;
+                let link = std::fs::read_link(&p)
+                    .map_err(|e| Error::Io(format!("{}: cannot read the link: {e}", shown(path))))?;
                 // A relative link is relative to the folder holding it.
                 p = p.parent().map_or(link.clone(), |dir| dir.join(&link));
             }
