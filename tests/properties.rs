@@ -210,6 +210,8 @@ fn edge_cases() {
         "。",
         "# \n",
         "```\n# x\n```",
+        // cl100k: two tokens that both hold む, so no cut fits in one token.
+        "ーむ",
     ] {
         for (size, overlap) in [(1, 0), (2, 1), (3, 0)] {
             check_all(text, &Unit::ALL, size, overlap, &extra).unwrap();

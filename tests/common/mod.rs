@@ -10,7 +10,8 @@
 //! - together they cover every non-whitespace char of the text;
 //! - `size` is the size of the range in the configured unit;
 //! - strategies that promise a size limit stay within it, except a chunk that
-//!   is a single grapheme cluster (it cannot be cut);
+//!   cannot be cut: a single grapheme cluster, or tokens chained by shared
+//!   chars (see `Checker::uncuttable`);
 //! - overlap between neighbours follows the strategy's rule: `fixed` is the
 //!   exact stride rule, `recursive`/`markdown` overlap at most `overlap`
 //!   units (`html` too), `sentence` repeats at most `overlap_sentences` whole sentences (or,
@@ -256,7 +257,7 @@ impl<'t> Checker<'t> {
     fn check_limit(&self, cfg: &ChunkConfig, chunks: &[Chunk]) -> Result<(), String> {
         if cfg.strategy.promises_size_limit() {
             for (i, c) in chunks.iter().enumerate() {
-                if c.size > cfg.size && c.text(self.text).graphemes(true).count() > 1 {
+                if c.size > cfg.size && !self.uncuttable(&c.range) {
                     return Err(format!(
                         "chunk {i}: size {} over the limit {}: {}",
                         c.size,
@@ -267,6 +268,26 @@ impl<'t> Checker<'t> {
             }
         }
         Ok(())
+    }
+
+    /// A range no strategy can cut: one grapheme cluster, or (in tokens) one
+    /// run of tokens that each share a char with the next, which byte-level
+    /// BPE makes when a token ends inside a char ("ーむ" in cl100k is two
+    /// tokens, both holding む).
+    fn uncuttable(&self, range: &Range<usize>) -> bool {
+        if self.text[range.clone()].graphemes(true).count() <= 1 {
+            return true;
+        }
+        let Some(spans) = self.index.spans() else { return false };
+        let inside = spans.iter().filter(|s| (s.0 as usize) < range.end && (s.1 as usize) > range.start);
+        let mut reach = None;
+        for s in inside {
+            if reach.is_some_and(|r| r <= s.0) {
+                return false; // a token starts where all before it ended: a cut point
+            }
+            reach = Some(reach.map_or(s.1, |r: u32| r.max(s.1)));
+        }
+        true
     }
 
     /// The LangChain-compatible strategies reproduce LangChain's strings and
