@@ -6,6 +6,8 @@
 # list `chunktui setup` embeds; this script reads it with Python's tomllib.
 # Idempotent: files already present with the right sha256 are kept.
 # Prints the environment variables to export (ORT_DYLIB_PATH, CHUNKTUI_MODEL_DIR).
+# Not the multilingual model ([multilingual] in the asset): that one is
+# converted, not extracted, so it is `chunktui setup --multilingual`'s job.
 #
 # Usage: scripts/setup-models.sh [CACHE_DIR]
 #   CACHE_DIR defaults to $CHUNKTUI_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/chunktui

