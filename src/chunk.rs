@@ -1,8 +1,8 @@
 //! A chunk is a byte range into the original text plus metadata. Overlap is
 //! derived from neighbouring ranges, never stored.
 
-use serde::{Deserialize, Serialize};
-use std::ops::Range;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::ops::{Deref, DerefMut, Range};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chunk {
@@ -10,7 +10,70 @@ pub struct Chunk {
     pub range: Range<usize>,
     /// Size in the configured unit (chars, words or tokens).
     pub size: usize,
-    pub meta: ChunkMeta,
+    pub meta: Meta,
+}
+
+/// A chunk's metadata, stored only when it holds something. Most chunks
+/// carry none, and a large file cut small makes tens of millions of chunks:
+/// an inline [`ChunkMeta`] is ~240 bytes, this is one pointer. Reads see an
+/// empty `ChunkMeta` when nothing is stored; the first write stores one.
+#[derive(Clone, Default)]
+pub struct Meta(Option<Box<ChunkMeta>>);
+
+static NO_META: ChunkMeta = ChunkMeta::EMPTY;
+
+impl Meta {
+    /// The metadata by value (empty when nothing is stored).
+    pub fn into_inner(self) -> ChunkMeta {
+        self.0.map_or(ChunkMeta::EMPTY, |b| *b)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.as_deref().is_none_or(|m| *m == NO_META)
+    }
+}
+
+impl Deref for Meta {
+    type Target = ChunkMeta;
+    fn deref(&self) -> &ChunkMeta {
+        self.0.as_deref().unwrap_or(&NO_META)
+    }
+}
+
+impl DerefMut for Meta {
+    fn deref_mut(&mut self) -> &mut ChunkMeta {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl From<ChunkMeta> for Meta {
+    fn from(meta: ChunkMeta) -> Self {
+        Meta((meta != NO_META).then(|| Box::new(meta)))
+    }
+}
+
+impl PartialEq for Meta {
+    fn eq(&self, other: &Meta) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for Meta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for Meta {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Meta {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ChunkMeta::deserialize(d).map(Meta::from)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -54,6 +117,22 @@ pub struct ChunkMeta {
     pub embed: Option<EmbedText>,
 }
 
+impl ChunkMeta {
+    /// No metadata at all (what `Default` gives, usable in a `static`).
+    pub const EMPTY: ChunkMeta = ChunkMeta {
+        headings: Vec::new(),
+        text: None,
+        fields: Vec::new(),
+        symbols: Vec::new(),
+        element: None,
+        pages: None,
+        id: None,
+        parent_id: None,
+        level: None,
+        embed: None,
+    };
+}
+
 /// The text to embed for a chunk and its sizes (see [`crate::contextual`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmbedText {
@@ -66,7 +145,7 @@ pub struct EmbedText {
 
 impl Chunk {
     pub fn new(range: Range<usize>, size: usize) -> Self {
-        Chunk { range, size, meta: ChunkMeta::default() }
+        Chunk { range, size, meta: Meta::default() }
     }
 
     /// The chunk's text: the source slice, or the rewritten text of a

@@ -114,7 +114,9 @@ pub fn attach(chunks: Vec<Chunk>, text: &str, configured: &Configured) -> Result
             };
             out.extend(refit(&chunk, text, configured, &counter, index)?);
         } else {
-            out.push(Chunk { meta: ChunkMeta { embed: Some(embedded), ..chunk.meta }, ..chunk });
+            let mut chunk = chunk;
+            chunk.meta.embed = Some(embedded);
+            out.push(chunk);
         }
     }
     Ok(out)
@@ -182,7 +184,8 @@ fn refit(
             let piece = &text[range.clone()];
             let embedded = measure(&context_of(&chunk.meta, piece), piece, configured, counter);
             worst = worst.max(embedded.size);
-            let meta = ChunkMeta { embed: Some(embedded), ..chunk.meta.clone() };
+            let mut meta = chunk.meta.clone();
+            meta.embed = Some(embedded);
             fitted.push(Chunk { size: index.size(range.clone()), range, meta });
         }
         if worst <= config.size {

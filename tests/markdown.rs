@@ -55,7 +55,7 @@ fn hashes_in_fences_and_html_blocks_are_text() {
     }
     // The same text without the fence: the line is a heading.
     let unfenced = "# Top\n\ntext\n\n# not a heading now\n\nmore\n";
-    let paths: Vec<_> = run(unfenced, 2000).into_iter().map(|c| c.meta.headings).collect();
+    let paths: Vec<_> = run(unfenced, 2000).into_iter().map(|c| c.meta.into_inner().headings).collect();
     assert_eq!(paths, [vec!["Top".to_string()], vec!["not a heading now".to_string()]]);
 }
 

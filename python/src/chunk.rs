@@ -9,7 +9,7 @@
 //! chunks, runs under the GIL on one thread.
 
 use crate::settings::json_to_py;
-use chunktui::chunk::ChunkMeta;
+use chunktui::chunk::{ChunkMeta, Meta};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PySlice, PyString};
@@ -23,14 +23,6 @@ pub struct Row {
     size: usize,
     meta: Meta,
 }
-
-/// A chunk's metadata, boxed, or `None` when it is empty (as it is for most
-/// strategies): a `ChunkMeta` inline is ~220 bytes, which made each chunk
-/// object four times its size, and the memory Python allocates for them,
-/// under the GIL, a serial cost of `chunk_many`.
-type Meta = Option<Box<ChunkMeta>>;
-
-static NO_META: std::sync::LazyLock<ChunkMeta> = std::sync::LazyLock::new(ChunkMeta::default);
 
 impl Row {
     /// The Python object, holding (a reference to) the text it was cut from.
@@ -74,15 +66,14 @@ pub fn records(text: &str, chunks: Vec<chunktui::Chunk>) -> Vec<Row> {
         .zip(chars)
         .enumerate()
         .map(|(index, (c, chars))| {
-            let meta = (c.meta != *NO_META).then(|| Box::new(c.meta));
-            Row { index, range: c.range, chars, size: c.size, meta }
+            Row { index, range: c.range, chars, size: c.size, meta: c.meta }
         })
         .collect()
 }
 
 impl PyChunk {
     fn meta(&self) -> &ChunkMeta {
-        self.meta.as_deref().unwrap_or(&NO_META)
+        &self.meta
     }
 
     /// The chunk's text: the rewritten text of a LangChain-compatible chunk,

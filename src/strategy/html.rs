@@ -146,7 +146,7 @@ mod tests {
         let cx =
             Context { config: &cfg, sizer: &sizer, model: None, control: crate::embedding::Control::none(), structure };
         let chunks = (SPEC.build)(&cfg).unwrap().chunk(text, &cx).unwrap();
-        chunks.into_iter().map(|c| (text[c.range].to_string(), c.meta.headings)).collect()
+        chunks.into_iter().map(|c| (text[c.range].to_string(), c.meta.into_inner().headings)).collect()
     }
 
     #[test]

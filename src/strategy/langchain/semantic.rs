@@ -149,7 +149,7 @@ pub fn to_chunks(chunks: Vec<LcChunk>, size_of: impl Fn(&str) -> usize) -> Vec<C
         .into_iter()
         .map(|c| {
             let size = size_of(&c.text);
-            Chunk { range: c.range, size, meta: ChunkMeta { text: Some(c.text), ..Default::default() } }
+            Chunk { range: c.range, size, meta: ChunkMeta { text: Some(c.text), ..Default::default() }.into() }
         })
         .collect()
 }

@@ -192,7 +192,10 @@ mod tests {
         let cfg = ChunkConfig { strategy: StrategyKind::Markdown, size, overlap: 0, ..Default::default() };
         let idx = Sizer::chars().index(text).unwrap();
         let seps = Separators::preset("english").unwrap();
-        chunk(text, &idx, &seps, &cfg).into_iter().map(|c| (text[c.range].to_string(), c.meta.headings)).collect()
+        chunk(text, &idx, &seps, &cfg)
+            .into_iter()
+            .map(|c| (text[c.range].to_string(), c.meta.into_inner().headings))
+            .collect()
     }
 
     #[test]
