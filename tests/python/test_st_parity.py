@@ -1,26 +1,33 @@
 """chunktui's dense retrieval ranks chunks as sentence-transformers would.
 
-The reference is NOT sentence-transformers itself: it needs torch, and
-PyPI's Linux torch wheel pulls in CUDA (gigabytes; the CPU-only wheels live
-on download.pytorch.org, which CI may not use). Instead the reference below
-implements sentence-transformers' documented encode() semantics for a
-Transformer + Pooling + Normalize model (read from its source, v5.1):
-prompt first, then strip; lowercase if do_lower_case; tokenize with
-truncation to max_seq_length *including* the special tokens; mean pooling
-over the attention mask; L2 normalisation. It runs the same ONNX graph with
-onnxruntime and the same tokenizer.json with tokenizers (both pinned in
-bench/requirements.txt).
+The per-vector check against sentence-transformers itself lives in
+tests/st_vectors.rs: scripts/st-reference.sh installs pinned torch and
+sentence-transformers from PyPI into target/st-venv (torch brings its CUDA
+wheels, ~6 GB, so it stays out of target/venv), exports all-MiniLM-L6-v2's
+fp32 weights to ONNX, and chunktui's library embedder must give cosine >= 0.999
+per vector with `SentenceTransformer(dir).encode()` and the same top-k
+rankings, on English and Chinese texts longer than the limit.
 
-chunktui exposes no raw sentence vectors, so the comparison is on what it
-does with them: `chunktui eval --json` gives, per question, every chunk in
-ranked order (k = all chunks), and that order must equal the reference's
-cosine order, on English and Chinese chunks longer than the 256-token limit.
-The default model is int8, so per-vector cosine >= 0.999 cannot be checked
-through the CLI; the rankings are.
+This test remains for what that one does not cover: the command line with the
+model users actually get. It runs `chunktui chunk` and `chunktui eval --json`
+(per question, every chunk in ranked order: k = all chunks) with the default
+int8 model in a sentence-transformers directory (max_seq_length 256 in
+sentence_bert_config.json; the default model's model.onnx and tokenizer.json
+from $CHUNKTUI_MODEL_DIR beside ST config files), checks that eval reports the
+limit as read from that file, and that the ranking equals a reference's cosine
+order, on English and Chinese chunks longer than the 256-token limit. The CLI
+exposes no raw vectors, so rankings are what can be compared there; and
+sentence-transformers does not run the int8 ONNX graph, so the reference for
+that model is the rules below.
 
-The model directory is a sentence-transformers export of all-MiniLM-L6-v2
-(max_seq_length 256 in sentence_bert_config.json): the default model's
-model.onnx and tokenizer.json ($CHUNKTUI_MODEL_DIR) beside ST config files.
+Its reference runs in the main venv (no torch): it implements
+sentence-transformers' documented encode() semantics for a Transformer +
+Pooling + Normalize model (read from its source, v5.1): prompt first, then
+strip; lowercase if do_lower_case; tokenize with truncation to max_seq_length
+*including* the special tokens; mean pooling over the attention mask; L2
+normalisation. It runs the same ONNX graph with onnxruntime and the same
+tokenizer.json with tokenizers (both pinned in bench/requirements.txt).
+tests/st_vectors.rs holds those rules to sentence-transformers' own output.
 """
 
 from __future__ import annotations
