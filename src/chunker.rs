@@ -84,6 +84,21 @@ impl Chunker {
         self.chunk_structured(&doc.text, doc.structure.as_deref(), Control::none())
     }
 
+    /// [`Chunker::chunk_document`], each chunk handed to `emit` in order as it
+    /// is cut. Where the strategy can ([`Chunker::streams`]), no chunk list is
+    /// held: statistics over a large file cut small stay small.
+    pub fn chunk_document_each(&self, doc: &Document, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
+        let structure = doc.structure.as_deref();
+        self.configured.chunk_each_in(&doc.text, structure, model.as_deref(), Control::none(), emit)
+    }
+
+    /// Whether [`Chunker::chunk_document_each`] cuts `doc` without holding
+    /// the chunk list, chunks coming in text order.
+    pub fn streams(&self, doc: &Document) -> bool {
+        self.configured.streams(doc.structure.is_some())
+    }
+
     /// [`Chunker::chunk_document`] of a text and its structure (None: plain text).
     pub fn chunk_structured(
         &self,

@@ -201,10 +201,32 @@ pub fn cjk_ratio(text: &str) -> f64 {
 }
 
 /// Push `range` shrunk to exclude leading and trailing whitespace, if anything is left.
-pub fn push_trimmed(text: &str, range: Range<usize>, out: &mut Vec<Range<usize>>) {
+pub fn push_trimmed(text: &str, range: Range<usize>, out: &mut dyn RangeSink) {
     let r = trim_range(text, range);
     if !r.is_empty() {
-        out.push(r);
+        out.put(r);
+    }
+}
+
+/// Where a splitter puts the ranges it cuts, in order: a list, or
+/// [`EachRange`], a function that sees each range as it is cut (statistics
+/// over a large file cut small then hold no list).
+pub trait RangeSink {
+    fn put(&mut self, range: Range<usize>);
+}
+
+impl RangeSink for Vec<Range<usize>> {
+    fn put(&mut self, range: Range<usize>) {
+        self.push(range);
+    }
+}
+
+/// A [`RangeSink`] that hands each range to a function.
+pub struct EachRange<F: FnMut(Range<usize>)>(pub F);
+
+impl<F: FnMut(Range<usize>)> RangeSink for EachRange<F> {
+    fn put(&mut self, range: Range<usize>) {
+        (self.0)(range);
     }
 }
 

@@ -3,6 +3,8 @@
 
 use crate::chunk::Chunk;
 use serde::Serialize;
+use std::collections::BTreeMap;
+use std::ops::Range;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Stats {
@@ -24,29 +26,18 @@ pub struct Stats {
 
 impl Stats {
     pub fn compute(chunks: &[Chunk], text: &str, limit: Option<usize>) -> Stats {
-        if chunks.is_empty() {
-            return Stats::default();
+        let mut sizes = StatsBuilder::new(text, limit);
+        let mut ordered = true;
+        for (i, c) in chunks.iter().enumerate() {
+            ordered &= i == 0 || chunks[i - 1].range.start <= c.range.start;
+            sizes.add(c);
         }
-        let mut sizes: Vec<usize> = chunks.iter().map(|c| c.size).collect();
-        sizes.sort_unstable();
-        let pick = |q: f64| sizes[((sizes.len() - 1) as f64 * q).round() as usize];
-        let (mut overlap_bytes, mut overlap_chars) = (0, 0);
-        for r in crate::chunk::overlaps(chunks) {
-            overlap_bytes += r.len();
-            overlap_chars += text[r].chars().count();
+        let mut stats = sizes.finish();
+        if !ordered {
+            // The builder counts uncovered text in one pass over ordered chunks.
+            stats.uncovered_chars = uncovered_non_whitespace(chunks, text);
         }
-        Stats {
-            count: chunks.len(),
-            min: sizes[0],
-            mean: sizes.iter().sum::<usize>() as f64 / sizes.len() as f64,
-            p50: pick(0.5),
-            p95: pick(0.95),
-            max: *sizes.last().unwrap(),
-            overlap_bytes,
-            overlap_chars,
-            over_limit: limit.map_or(0, |l| sizes.iter().filter(|&&s| s > l).count()),
-            uncovered_chars: uncovered_non_whitespace(chunks, text),
-        }
+        stats
     }
 
     /// Equal-width histogram of chunk sizes over [0, max].
@@ -59,6 +50,95 @@ impl Stats {
         }
         out
     }
+}
+
+/// [`Stats`] of chunks seen one at a time in text order (start never
+/// decreasing), as `stats` over a large file cut small sees them: it holds a
+/// count per distinct size and the last range, never the chunks.
+pub struct StatsBuilder<'t> {
+    text: &'t str,
+    limit: Option<usize>,
+    /// How many chunks have each size.
+    sizes: BTreeMap<usize, usize>,
+    count: usize,
+    total: u128,
+    overlap_bytes: usize,
+    overlap_chars: usize,
+    over_limit: usize,
+    previous: Option<Range<usize>>,
+    covered_to: usize,
+    uncovered: usize,
+}
+
+impl<'t> StatsBuilder<'t> {
+    pub fn new(text: &'t str, limit: Option<usize>) -> Self {
+        StatsBuilder {
+            text,
+            limit,
+            sizes: BTreeMap::new(),
+            count: 0,
+            total: 0,
+            overlap_bytes: 0,
+            overlap_chars: 0,
+            over_limit: 0,
+            previous: None,
+            covered_to: 0,
+            uncovered: 0,
+        }
+    }
+
+    pub fn add(&mut self, c: &Chunk) {
+        let r = &c.range;
+        *self.sizes.entry(c.size).or_default() += 1;
+        self.count += 1;
+        self.total += c.size as u128;
+        self.over_limit += usize::from(self.limit.is_some_and(|l| c.size > l));
+        if let Some(p) = self.previous.as_ref().filter(|p| p.end > r.start) {
+            let shared = r.start..p.end.min(r.end);
+            self.overlap_bytes += shared.len();
+            self.overlap_chars += self.text.get(shared).map_or(0, |t| t.chars().count());
+        }
+        if r.start > self.covered_to {
+            self.uncovered += non_whitespace(self.text, self.covered_to..r.start);
+        }
+        self.covered_to = self.covered_to.max(r.end);
+        self.previous = Some(r.clone());
+    }
+
+    pub fn finish(self) -> Stats {
+        if self.count == 0 {
+            return Stats::default();
+        }
+        // The size at rank `q` of the sorted sizes, from the counts.
+        let pick = |q: f64| {
+            let rank = ((self.count - 1) as f64 * q).round() as usize;
+            let mut seen = 0;
+            for (&size, &n) in &self.sizes {
+                seen += n;
+                if seen > rank {
+                    return size;
+                }
+            }
+            0
+        };
+        let end = self.text.len();
+        Stats {
+            count: self.count,
+            min: self.sizes.keys().next().copied().unwrap_or(0),
+            mean: self.total as f64 / self.count as f64,
+            p50: pick(0.5),
+            p95: pick(0.95),
+            max: self.sizes.keys().next_back().copied().unwrap_or(0),
+            overlap_bytes: self.overlap_bytes,
+            overlap_chars: self.overlap_chars,
+            over_limit: self.over_limit,
+            uncovered_chars: self.uncovered + non_whitespace(self.text, self.covered_to.min(end)..end),
+        }
+    }
+}
+
+fn non_whitespace(text: &str, r: Range<usize>) -> usize {
+    text.get(r).map_or(0, |t| t.chars().filter(|c| !c.is_whitespace()).count())
 }
 
 /// Non-whitespace chars of `text` outside every chunk range. Chunks that carry

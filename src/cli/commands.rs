@@ -7,7 +7,8 @@ use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::export::{records, write_atomic, write_error};
 use crate::input::Source;
-use crate::stats::Stats;
+use crate::lint::LintStream;
+use crate::stats::{Stats, StatsBuilder};
 use crate::Chunker;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -88,7 +89,6 @@ struct Chunked {
     config: ChunkConfig,
     doc: Document,
     chunks: Vec<crate::Chunk>,
-    seconds: f64,
 }
 
 /// The first use of a model strategy: when ONNX Runtime or the default model
@@ -205,15 +205,13 @@ fn prepare(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Docum
 
 fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
     let (config, doc, chunker) = prepare(flags, file)?;
-    let started = std::time::Instant::now();
     let chunks = chunker.chunk_document(&doc)?;
-    let seconds = started.elapsed().as_secs_f64();
-    Ok(Chunked { config, doc, chunks, seconds })
+    Ok(Chunked { config, doc, chunks })
 }
 
 /// Settings, document and chunks of one input (what `chunktui lint` reads).
 pub(super) fn chunked(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Vec<crate::Chunk>)> {
-    let Chunked { config, doc, chunks, .. } = chunk_document(flags, file)?;
+    let Chunked { config, doc, chunks } = chunk_document(flags, file)?;
     Ok((config, doc, chunks))
 }
 
@@ -276,7 +274,7 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
         let doc = load_input(&file, cmd.flags.lossy)?;
         return emit(doc.text.as_bytes(), cmd.output.as_deref());
     }
-    let (Chunked { config, doc, chunks, .. }, vectors) = if cmd.embeddings {
+    let (Chunked { config, doc, chunks }, vectors) = if cmd.embeddings {
         late_chunks_with_vectors(&cmd.flags, &file)?
     } else {
         (chunk_document(&cmd.flags, &file)?, Vec::new())
@@ -332,16 +330,14 @@ fn late_chunks_with_vectors(flags: &super::ChunkFlags, file: &Path) -> Result<(C
         )));
     }
     let model = chunker.model()?;
-    let started = std::time::Instant::now();
     let pairs = crate::strategy::late::chunks_with_vectors(
         &chunker.config,
         &doc.text,
         model.as_ref(),
         crate::embedding::Control::none(),
     )?;
-    let seconds = started.elapsed().as_secs_f64();
     let (chunks, vectors) = pairs.into_iter().unzip();
-    Ok((Chunked { config, doc, chunks, seconds }, vectors))
+    Ok((Chunked { config, doc, chunks }, vectors))
 }
 
 /// The one way output leaves the CLI: to `-o PATH`, or to stdout, where a
@@ -413,10 +409,28 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         return super::corpus::stats(&cmd);
     }
     let file = cmd.files[0].clone();
-    let Chunked { config, doc, chunks, seconds } = chunk_document(&cmd.flags, &file)?;
+    let (config, doc, chunker) = prepare(&cmd.flags, &file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
-    let s = Stats::compute(&chunks, &doc.text, limit);
-    let lint = super::lint::Report::new(&config, &doc, &chunks)?;
+    let (s, lint, seconds) = if chunker.streams(&doc) {
+        // Numbers and lint as the chunks are cut, the list never held: a
+        // large file cut small makes more chunks than bytes. The time
+        // includes counting them.
+        let opts = super::lint::Report::options(&config, &doc)?;
+        let (mut numbers, mut lint) = (StatsBuilder::new(&doc.text, limit), LintStream::new(&doc.text, &opts));
+        let started = std::time::Instant::now();
+        chunker.chunk_document_each(&doc, &mut |c| {
+            numbers.add(&c);
+            lint.push(c);
+        })?;
+        let seconds = started.elapsed().as_secs_f64();
+        (numbers.finish(), super::lint::Report::of(&doc, lint.finish(), &opts), seconds)
+    } else {
+        let started = std::time::Instant::now();
+        let chunks = chunker.chunk_document(&doc)?;
+        let seconds = started.elapsed().as_secs_f64();
+        let lint = super::lint::Report::new(&config, &doc, &chunks)?;
+        (Stats::compute(&chunks, &doc.text, limit), lint, seconds)
+    };
     let text = if cmd.json {
         #[derive(serde::Serialize)]
         struct Out<'a> {

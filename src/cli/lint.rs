@@ -76,12 +76,23 @@ impl Report {
     /// Lint `chunks` of `doc` cut with `config`, counting tokens with the
     /// embedding model's own tokenizer when it is installed.
     pub fn new(config: &ChunkConfig, doc: &Document, chunks: &[Chunk]) -> Result<Report> {
+        let opts = Report::options(config, doc)?;
+        Ok(Report::of(doc, crate::lint::lint(&doc.text, chunks, &opts), &opts))
+    }
+
+    /// The lint options for `doc` under `config` (the model's own tokenizer
+    /// counts tokens when it is installed).
+    pub fn options(config: &ChunkConfig, doc: &Document) -> Result<LintOptions> {
         let opts = LintOptions::new(config, doc.kind)?;
         #[cfg(feature = "embed")]
         let opts = opts.with_model_tokenizer();
-        let findings = crate::lint::lint(&doc.text, chunks, &opts);
-        let counts = crate::lint::counts(&findings, &opts);
-        let summary = summary(&counts, &opts);
+        Ok(opts)
+    }
+
+    /// The report of `findings` (in text order) on `doc`.
+    pub fn of(doc: &Document, findings: Vec<crate::lint::Finding>, opts: &LintOptions) -> Report {
+        let counts = crate::lint::counts(&findings, opts);
+        let summary = summary(&counts, opts);
         let mut lines = Vec::with_capacity(findings.len());
         let (mut line, mut pos) = (1, 0);
         for f in findings {
@@ -91,7 +102,7 @@ impl Report {
             pos = pos.max(at);
             lines.push(Line { finding: f, line });
         }
-        Ok(Report { findings: lines, counts, summary })
+        Report { findings: lines, counts, summary }
     }
 
     pub fn json(&self) -> Json<'_> {

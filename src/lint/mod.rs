@@ -13,6 +13,9 @@
 pub mod markdown;
 mod options;
 pub mod prose;
+mod stream;
+
+pub use stream::LintStream;
 
 #[cfg(feature = "embed")]
 pub use options::model_tokens;
@@ -174,28 +177,57 @@ pub fn levels(chunks: &[Chunk], config: &ChunkConfig) -> Vec<Level> {
 /// (then rule order).
 pub fn lint(text: &str, chunks: &[Chunk], opts: &LintOptions) -> Vec<Finding> {
     let mut out = Vec::new();
-    let md = opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown).then(|| markdown::Blocks::parse(text));
-    let prose = opts.enabled(Rule::MidSentence).then(|| prose::Sentences::new(text));
-    for level in levels(chunks, &opts.config) {
-        let cx = LevelCx { text, chunks, level: &level, opts };
-        if let Some(s) = &prose {
-            prose::mid_sentence(&cx, s, md.as_ref(), &mut out);
-        }
-        if let Some(b) = &md {
-            markdown::split_blocks(&cx, b, &mut out);
-            if opts.enabled(Rule::OrphanHeading) {
-                markdown::orphan_heading(&cx, b, &mut out);
+    Reading::new(text, opts).lint_into(chunks, 0, &mut out);
+    sort(&mut out);
+    out
+}
+
+fn sort(findings: &mut [Finding]) {
+    findings.sort_by_key(|f| (f.at, f.rule, f.chunk));
+}
+
+/// What the rules read of the whole text, parsed once: its Markdown blocks
+/// and its sentences (when a rule that needs them is on).
+pub struct Reading<'a> {
+    text: &'a str,
+    opts: &'a LintOptions,
+    md: Option<markdown::Blocks>,
+    prose: Option<prose::Sentences>,
+}
+
+impl<'a> Reading<'a> {
+    pub fn new(text: &'a str, opts: &'a LintOptions) -> Self {
+        let md = opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown).then(|| markdown::Blocks::parse(text));
+        let prose = opts.enabled(Rule::MidSentence).then(|| prose::Sentences::new(text));
+        Reading { text, opts, md, prose }
+    }
+
+    /// The findings of `chunks`, unsorted, their chunk numbers counted from
+    /// `first` (the number of `chunks[0]` in the whole cut).
+    fn lint_into(&self, chunks: &[Chunk], first: usize, out: &mut Vec<Finding>) {
+        let (text, opts, from) = (self.text, self.opts, out.len());
+        for level in levels(chunks, &opts.config) {
+            let cx = LevelCx { text, chunks, level: &level, opts };
+            if let Some(s) = &self.prose {
+                prose::mid_sentence(&cx, s, self.md.as_ref(), out);
+            }
+            if let Some(b) = &self.md {
+                markdown::split_blocks(&cx, b, out);
+                if opts.enabled(Rule::OrphanHeading) {
+                    markdown::orphan_heading(&cx, b, out);
+                }
+            }
+            if opts.enabled(Rule::TinyFragment) {
+                prose::tiny_fragment(&cx, out);
+            }
+            if let Some(t) = &opts.tokens {
+                prose::over_model_limit(&cx, t, out);
             }
         }
-        if opts.enabled(Rule::TinyFragment) {
-            prose::tiny_fragment(&cx, &mut out);
-        }
-        if let Some(t) = &opts.tokens {
-            prose::over_model_limit(&cx, t, &mut out);
+        for f in &mut out[from..] {
+            f.chunk += first;
         }
     }
-    out.sort_by_key(|f| (f.at, f.rule, f.chunk));
-    out
 }
 
 /// What a rule reads for one level.

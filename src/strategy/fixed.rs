@@ -6,52 +6,54 @@
 //! its last (so punctuation between words is kept), minus trailing whitespace.
 //! For tokens the chunk is that exact source range: nothing is decoded.
 
-use super::{ranges_to_chunks, Context, OverlapRule, SizeRule, Spec, Strategy};
+use super::{ranges_to_chunks, sized, Context, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::Chunk;
 use crate::config::Unit;
 use crate::error::Result;
-use crate::segment::trim_range;
+use crate::segment::{push_trimmed, trim_range, EachRange, RangeSink};
 use crate::size::SizeIndex;
 use std::ops::Range;
 
 pub fn chunk(text: &str, index: &SizeIndex<'_>, unit: Unit, size: usize, overlap: usize) -> Vec<Range<usize>> {
-    let stride = size - overlap; // validated: overlap < size
-    match (unit, index.spans()) {
-        (Unit::Chars, _) | (_, None) => by_chars(text, size, stride),
-        (_, Some(spans)) => by_spans(text, spans, size, stride),
-    }
-}
-
-fn by_chars(text: &str, size: usize, stride: usize) -> Vec<Range<usize>> {
-    let total = text.chars().count();
-    let mut starts = Vec::with_capacity(total / stride + 1);
-    let mut ends = Vec::with_capacity(total / stride + 1);
-    let (mut next_start, mut next_end) = (0usize, size);
-    for (i, (byte, _)) in text.char_indices().enumerate() {
-        if i == next_start && next_start < total {
-            starts.push(byte);
-            next_start += stride;
-        }
-        if i == next_end {
-            ends.push(byte);
-            next_end += stride;
-        }
-    }
-    // A window whose end char is at or past the last one ends at the text end.
-    // Windows that start inside the last full window add nothing new: stop at
-    // the first window that reaches the end.
-    let mut out = Vec::with_capacity(starts.len());
-    for (k, &start) in starts.iter().enumerate() {
-        let end = ends.get(k).copied().unwrap_or(text.len());
-        out.push(start..end);
-        if end == text.len() {
-            break;
-        }
-    }
+    let mut out = Vec::new();
+    chunk_into(text, index, unit, size, overlap, &mut out);
     out
 }
 
-fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize) -> Vec<Range<usize>> {
+/// [`chunk`], each window put in `out` as it closes: nothing is held but
+/// the windows still open (at most size / stride of them).
+pub fn chunk_into(text: &str, index: &SizeIndex<'_>, unit: Unit, size: usize, overlap: usize, out: &mut dyn RangeSink) {
+    let stride = size - overlap; // validated: overlap < size
+    match (unit, index.spans()) {
+        (Unit::Chars, _) | (_, None) => by_chars(text, size, stride, out),
+        (_, Some(spans)) => by_spans(text, spans, size, stride, out),
+    }
+}
+
+fn by_chars(text: &str, size: usize, stride: usize, out: &mut dyn RangeSink) {
+    // Window k holds chars k·stride .. k·stride + size. Starts wait in `open`
+    // until their window's end char comes by.
+    let mut open = std::collections::VecDeque::new();
+    let (mut next_start, mut next_end) = (0usize, size);
+    for (i, (byte, _)) in text.char_indices().enumerate() {
+        if i == next_start {
+            open.push_back(byte);
+            next_start += stride;
+        }
+        if i == next_end {
+            let start = open.pop_front().expect("a window's start comes before its end");
+            out.put(start..byte);
+            next_end += stride;
+        }
+    }
+    // The first window still open reaches the text end; windows that start
+    // inside it add nothing new.
+    if let Some(start) = open.pop_front() {
+        out.put(start..text.len());
+    }
+}
+
+fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize, out: &mut dyn RangeSink) {
     // Byte-level BPE can split one char over several tokens; their spans were
     // snapped outwards to the char, so they overlap. Such a run is one group:
     // a window takes whole groups, so no char is cut and no window goes over
@@ -60,7 +62,7 @@ fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize) -> Vec
     // nearly every token is a group of its own.
     let groups = Groups(spans);
     let n = spans.len();
-    let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len() / stride + 1);
+    let mut last: Option<Range<usize>> = None; // the window put last
     let mut g = 0; // first token of the window's first group
     while g < n {
         let last_group = groups.extend(g, size);
@@ -69,8 +71,9 @@ fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize) -> Vec
         let end = if after == n { text.len() } else { spans[after].0 as usize };
         let r = trim_range(text, start..end);
         // A window that only adds whitespace trims to what the last one holds.
-        if !r.is_empty() && !out.last().is_some_and(|last| last.start <= r.start && r.end <= last.end) {
-            out.push(r);
+        if !r.is_empty() && !last.as_ref().is_some_and(|last| last.start <= r.start && r.end <= last.end) {
+            out.put(r.clone());
+            last = Some(r);
         }
         if after == n {
             break;
@@ -87,14 +90,10 @@ fn by_spans(text: &str, spans: &[(u32, u32)], size: usize, stride: usize) -> Vec
         }
         g = next;
     }
-    if out.is_empty() {
+    if last.is_none() {
         // No units at all (e.g. only punctuation): one chunk of everything.
-        let r = trim_range(text, 0..text.len());
-        if !r.is_empty() {
-            out.push(r);
-        }
+        push_trimmed(text, 0..text.len(), out);
     }
-    out
 }
 
 /// Runs of tokens whose spans overlap, named by their first token.
@@ -146,6 +145,16 @@ impl Strategy for Fixed {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
         let (c, index) = (cx.config, cx.sizer.index(text)?);
         Ok(ranges_to_chunks(chunk(text, &index, c.unit, c.size, c.overlap), &index))
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        let (c, index) = (cx.config, cx.sizer.index(text)?);
+        chunk_into(text, &index, c.unit, c.size, c.overlap, &mut EachRange(|r| emit(sized(r, &index))));
+        Ok(())
     }
 }
 

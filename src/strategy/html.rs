@@ -103,7 +103,7 @@ impl Cut<'_, '_> {
                     BlockKind::List | BlockKind::Table | BlockKind::Preformatted => &self.seps.lines,
                 };
                 packer.push(range.clone(), &mut out, &mut |piece, out| {
-                    out.extend(recursive::chunk(text, index, seps, cfg.size, cfg.overlap, piece))
+                    recursive::chunk_into(text, index, seps, cfg.size, cfg.overlap, piece, out)
                 });
             }
             packer.finish(&mut out);

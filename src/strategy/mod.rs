@@ -36,6 +36,20 @@ use std::ops::Range;
 pub trait Strategy: Send + Sync {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>>;
 
+    /// Whether [`Strategy::chunk_each`] holds no chunk list and hands the
+    /// chunks over in text order.
+    fn streams(&self) -> bool {
+        false
+    }
+
+    /// Hand the chunks [`Strategy::chunk`] returns to `emit`, one by one in
+    /// the same order. Strategies that can cut without holding the list
+    /// override it, so statistics over a large file cut small hold none.
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        self.chunk(text, cx)?.into_iter().for_each(emit);
+        Ok(())
+    }
+
     /// Cut each of `ranges` of `text` as a text of its own, the chunks' ranges
     /// into `text`: how the hierarchical strategy cuts each parent into its
     /// children. By default each slice is cut alone (and measured alone: a
@@ -215,6 +229,31 @@ impl Configured {
         crate::contextual::attach(chunks, text, self)
     }
 
+    /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
+    /// chunks over in text order) for a text with or without structure.
+    pub fn streams(&self, structured: bool) -> bool {
+        !structured && !self.config.embed_text.enabled && self.strategy.streams()
+    }
+
+    /// [`Configured::chunk_in`], each chunk handed to `emit` in order. Plain
+    /// text without embed text is cut by [`Strategy::chunk_each`], holding no
+    /// chunk list where the strategy can.
+    pub fn chunk_each_in(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        model: Option<&dyn Embedder>,
+        control: Control<'_>,
+        emit: &mut dyn FnMut(Chunk),
+    ) -> Result<()> {
+        if structure.is_some() || self.config.embed_text.enabled {
+            self.chunk_in(text, structure, model, control)?.into_iter().for_each(emit);
+            return Ok(());
+        }
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure };
+        self.strategy.chunk_each(text, &cx, emit)
+    }
+
     /// Cut each of `ranges` of `text` on its own (see [`Strategy::chunk_within`]).
     pub fn chunk_within(
         &self,
@@ -322,11 +361,11 @@ impl<T> Window<T> {
 
 /// Attach sizes to ranges.
 pub fn ranges_to_chunks(ranges: Vec<Range<usize>>, index: &SizeIndex<'_>) -> Vec<Chunk> {
-    ranges
-        .into_iter()
-        .map(|r| {
-            let size = index.size(r.clone());
-            Chunk::new(r, size)
-        })
-        .collect()
+    ranges.into_iter().map(|r| sized(r, index)).collect()
+}
+
+/// The chunk of range `r`, measured with `index`.
+pub fn sized(r: Range<usize>, index: &SizeIndex<'_>) -> Chunk {
+    let size = index.size(r.clone());
+    Chunk::new(r, size)
 }

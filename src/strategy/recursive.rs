@@ -15,10 +15,10 @@
 use crate::chunk::Chunk;
 use crate::config::{RecursiveOptions, StrategyKind};
 use crate::error::{Error, Result};
-use crate::segment::{for_each_sentence_end, push_trimmed, trim_range};
+use crate::segment::{for_each_sentence_end, push_trimmed, trim_range, EachRange, RangeSink};
 use crate::size::SizeIndex;
 use crate::strategy::{
-    ranges_to_chunks, regex_size_limit, regex_too_big, Context, OverlapRule, SizeRule, Spec, Strategy, Window,
+    ranges_to_chunks, regex_size_limit, regex_too_big, sized, Context, OverlapRule, SizeRule, Spec, Strategy, Window,
 };
 use memchr::memmem;
 use std::ops::Range;
@@ -290,13 +290,26 @@ pub fn chunk(
     range: Range<usize>,
 ) -> Vec<Range<usize>> {
     let mut out = Vec::new();
+    chunk_into(text, index, seps, size, overlap, range, &mut out);
+    out
+}
+
+/// [`chunk`], each range put in `out` as it is cut.
+pub fn chunk_into(
+    text: &str,
+    index: &SizeIndex<'_>,
+    seps: &Separators,
+    size: usize,
+    overlap: usize,
+    range: Range<usize>,
+    out: &mut dyn RangeSink,
+) {
     let splitter = Splitter { text, index, seps, size, overlap };
     if index.size(trim_range(text, range.clone())) <= size {
-        push_trimmed(text, range, &mut out);
+        push_trimmed(text, range, out);
     } else {
-        splitter.split(range, 0, &mut out);
+        splitter.split(range, 0, out);
     }
-    out
 }
 
 struct Splitter<'a, 't> {
@@ -311,11 +324,11 @@ impl Splitter<'_, '_> {
     /// Cut `range` at the first level from `level` on that cuts it at all and
     /// pack the pieces as they are found: the pieces are never all held at
     /// once (a text with no other separator has one piece per grapheme).
-    fn split(&self, range: Range<usize>, level: usize, out: &mut Vec<Range<usize>>) {
+    fn split(&self, range: Range<usize>, level: usize, out: &mut dyn RangeSink) {
         for level in level..self.seps.0.len() {
             let mut packer: Option<Packer<'_, '_>> = None;
             let mut prev = range.start;
-            let mut oversize = |piece: Range<usize>, out: &mut Vec<Range<usize>>| self.split(piece, level + 1, out);
+            let mut oversize = |piece: Range<usize>, out: &mut dyn RangeSink| self.split(piece, level + 1, out);
             self.seps.0[level].for_each_cut(self.text, range.clone(), &mut |cut| {
                 debug_assert!(cut >= prev, "cuts come in order");
                 let packer = packer.get_or_insert_with(|| Packer::new(self.text, self.index, self.size, self.overlap));
@@ -339,7 +352,7 @@ impl Splitter<'_, '_> {
 
 /// What `pack` does with a piece that alone is over the size: cut it and
 /// push the resulting ranges.
-pub type OversizeHandler<'a> = dyn FnMut(Range<usize>, &mut Vec<Range<usize>>) + 'a;
+pub type OversizeHandler<'a> = dyn FnMut(Range<usize>, &mut dyn RangeSink) + 'a;
 
 /// Pack pieces greedily into chunks of at most `size`, carrying up to
 /// `overlap` worth of trailing pieces into the next chunk. A piece over `size`
@@ -350,7 +363,7 @@ pub fn pack(
     pieces: &[Range<usize>],
     size: usize,
     overlap: usize,
-    out: &mut Vec<Range<usize>>,
+    out: &mut dyn RangeSink,
     oversize: &mut OversizeHandler<'_>,
 ) {
     let mut packer = Packer::new(text, index, size, overlap);
@@ -387,7 +400,7 @@ impl<'a, 't> Packer<'a, 't> {
         self.index.at_most(start..end) <= limit || self.index.size(trim_range(self.text, start..end)) <= limit
     }
 
-    pub fn push(&mut self, piece: Range<usize>, out: &mut Vec<Range<usize>>, oversize: &mut OversizeHandler<'_>) {
+    pub fn push(&mut self, piece: Range<usize>, out: &mut dyn RangeSink, oversize: &mut OversizeHandler<'_>) {
         if !self.within(piece.start, piece.end, self.size) {
             // Headings at the end of the open chunk go with the text they name.
             let keep = self.without_trailing_headings();
@@ -469,7 +482,7 @@ impl<'a, 't> Packer<'a, 't> {
 
     /// Emit the first `n` open pieces as a chunk and drop them (no overlap).
     /// Pieces the last chunk carried as overlap only are dropped, not emitted again.
-    fn emit_front(&mut self, n: usize, out: &mut Vec<Range<usize>>) {
+    fn emit_front(&mut self, n: usize, out: &mut dyn RangeSink) {
         let open = self.open.as_slice();
         if n > self.carried {
             push_trimmed(self.text, open[0].start..open[n - 1].end, out);
@@ -479,7 +492,7 @@ impl<'a, 't> Packer<'a, 't> {
     }
 
     /// Emit the open chunk, if any.
-    fn close(&mut self, out: &mut Vec<Range<usize>>) {
+    fn close(&mut self, out: &mut dyn RangeSink) {
         let open = self.open.as_slice();
         if let (Some(first), Some(last)) = (open.first(), open.last()) {
             push_trimmed(self.text, first.start..last.end, out);
@@ -488,7 +501,7 @@ impl<'a, 't> Packer<'a, 't> {
         self.carried = 0;
     }
 
-    pub fn finish(mut self, out: &mut Vec<Range<usize>>) {
+    pub fn finish(mut self, out: &mut dyn RangeSink) {
         self.close(out);
     }
 }
@@ -534,6 +547,17 @@ impl Strategy for Recursive {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
         let (c, index) = (cx.config, cx.sizer.index(text)?);
         Ok(ranges_to_chunks(chunk(text, &index, &self.seps, c.size, c.overlap, 0..text.len()), &index))
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        let (c, index) = (cx.config, cx.sizer.index(text)?);
+        let mut each = EachRange(|r| emit(sized(r, &index)));
+        chunk_into(text, &index, &self.seps, c.size, c.overlap, 0..text.len(), &mut each);
+        Ok(())
     }
 
     /// Measured with the whole text's index, so a child's size is the one

@@ -110,7 +110,7 @@ impl Cut<'_, '_> {
             for (range, lines) in blocks {
                 let seps = if *lines { &self.lines } else { self.prose };
                 packer.push(range.clone(), &mut out, &mut |piece, out| {
-                    out.extend(recursive::chunk(text, index, seps, size, overlap, piece))
+                    recursive::chunk_into(text, index, seps, size, overlap, piece, out)
                 });
             }
             packer.finish(&mut out);
