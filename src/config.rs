@@ -60,8 +60,14 @@ impl std::fmt::Display for Unit {
 }
 
 /// The embedding model `chunktui setup` installs; a config names it this way
-/// (any other model is named by its directory).
+/// (any other model is named by its directory, or [`MULTILINGUAL_MODEL`]).
 pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2-int8";
+
+/// The multilingual model `chunktui setup --multilingual` installs in the
+/// cache (`<cache>/models/<this>/`); a config names it this way. A document
+/// that is not English gets it when no model is named
+/// ([`crate::eval::model_choice`]).
+pub const MULTILINGUAL_MODEL: &str = "multilingual-e5-small-q4";
 
 /// The default chunk size in characters: what fits the default model's 256
 /// word pieces (254 and its two special tokens) on English text, code
@@ -309,8 +315,11 @@ impl ThresholdType {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SemanticOptions {
-    /// Model directory (ONNX export + tokenizer.json); `None` = the default
-    /// model installed by `chunktui setup`.
+    /// Model directory (ONNX export + tokenizer.json), or the name of one
+    /// `chunktui setup` installs (`all-MiniLM-L6-v2-int8`,
+    /// `multilingual-e5-small-q4`); `None` = by the document's language:
+    /// the multilingual model, when installed, for text that is not English,
+    /// else the default model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     pub threshold_type: ThresholdType,

@@ -6,6 +6,7 @@ use crate::config::{
     ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit, MAX_COUNT, MIN_MODEL_TOKENS,
 };
 use crate::error::{Error, Result};
+use crate::eval::model_choice::ModelSource;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -560,9 +561,22 @@ fn finite(s: &str) -> std::result::Result<f64, String> {
 impl ChunkFlags {
     /// The config file (or defaults) with every given flag applied, validated.
     pub fn resolve(&self) -> Result<ChunkConfig> {
+        self.resolve_named().map(|(c, _)| c)
+    }
+
+    /// [`ChunkFlags::resolve`], and who named the embedding model: `--model`,
+    /// the config file's `semantic.model`, or nobody (`None`: the document's
+    /// language decides, see [`crate::eval::model_choice`]).
+    pub fn resolve_named(&self) -> Result<(ChunkConfig, Option<ModelSource>)> {
         let mut c = match &self.config {
             Some(path) => ChunkConfig::load(path)?,
             None => ChunkConfig::default(),
+        };
+        // Before normalize() names the default model for a model strategy.
+        let named = match (&self.model, c.semantic.model.is_some()) {
+            (Some(_), _) => Some(ModelSource::Flag),
+            (None, true) => Some(ModelSource::Config),
+            (None, false) => None,
         };
         if let Some(s) = &self.strategy {
             c.strategy = StrategyKind::parse(s)?;
@@ -681,6 +695,6 @@ impl ChunkFlags {
         c.embed_text.enabled |= self.embed_text || self.embed_text_fit;
         c.embed_text.fit |= self.embed_text_fit;
         c.validate()?;
-        Ok(c)
+        Ok((c, named))
     }
 }

@@ -64,10 +64,10 @@ fn open(cli: Cli) -> Result<()> {
             "no file given: try `chunktui samples/guide.md`, or `chunktui --help` for the headless commands",
         ));
     };
-    let config = settings_for(&cli.flags, &file)?;
+    let (config, named) = settings_named_for(&cli.flags, &file)?;
     // The workbench's exports (e, E) must never replace the document.
     crate::export::protect_input(Source::from_arg(&file));
-    crate::tui::run(&file, config, &cli.open, cli.flags.lossy)
+    crate::tui::run(&file, config, named, &cli.open, cli.flags.lossy)
 }
 
 #[cfg(not(feature = "tui"))]
@@ -181,23 +181,33 @@ fn mostly_cjk(file: &Path) -> bool {
 
 /// The settings for `file`: flags over the config file, defaults that depend
 /// on the file, and (for a model strategy at a terminal) the offer to install
-/// the model. What every command that chunks a file starts from.
-pub(crate) fn settings_for(flags: &super::ChunkFlags, file: &Path) -> Result<ChunkConfig> {
+/// the model. What every command that chunks a file starts from. With who
+/// named the embedding model (`None`: nobody, so the document's language
+/// picks it once the document is read, see [`super::model::choose`]).
+pub(crate) fn settings_named_for(
+    flags: &super::ChunkFlags,
+    file: &Path,
+) -> Result<(ChunkConfig, Option<crate::eval::model_choice::ModelSource>)> {
     if let Some(mb) = flags.max_input_mb {
         crate::input::set_document_limit_mb(mb)?;
     }
-    let mut config = flags.resolve()?;
+    let (mut config, named) = flags.resolve_named()?;
     apply_file_defaults(&mut config, flags, file);
     offer_setup(&config)?;
-    Ok(config)
+    Ok((config, named))
 }
 
-/// Settings, document and chunker for one input.
+/// Settings, document and chunker for one input; the embedding model by
+/// the document's language when nobody named one.
 fn prepare(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Chunker)> {
-    let config = settings_for(flags, file)?;
+    let (mut config, named) = settings_named_for(flags, file)?;
     let doc = load_input(file, flags.lossy)?;
     if doc.replaced_invalid_bytes > 0 {
         eprintln!("chunktui: warning: replaced {} invalid UTF-8 sequence(s) with U+FFFD", doc.replaced_invalid_bytes);
+    }
+    let model = super::model::choose(&mut config, named, &[&doc.text]);
+    if model.is_multilingual() && config.strategy.needs_model() {
+        eprintln!("chunktui: model {}", model.reason);
     }
     let chunker = Chunker::new(&config)?;
     Ok((config, doc, chunker))

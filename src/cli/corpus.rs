@@ -74,17 +74,19 @@ pub fn strategy_for(kind: DocKind) -> StrategyKind {
 }
 
 /// The settings for one file of a corpus: the flags and config, that file's
-/// language, and its kind's strategy unless the strategy was chosen.
-fn settings(flags: &ChunkFlags, file: &Path, kind: DocKind) -> Result<ChunkConfig> {
-    let mut config = super::commands::settings_for(flags, file)?;
+/// language (the embedding model too, when nobody named one), and its
+/// kind's strategy unless the strategy was chosen.
+fn settings(flags: &ChunkFlags, file: &Path, doc: &Document) -> Result<ChunkConfig> {
+    let (mut config, named) = super::commands::settings_named_for(flags, file)?;
     if flags.strategy.is_none() && flags.config.is_none() {
-        config.strategy = strategy_for(kind);
+        config.strategy = strategy_for(doc.kind);
         config.normalize();
         // A kind strategy that cannot use the flags given (none today) falls back.
         if config.validate().is_err() {
             config.strategy = StrategyKind::Recursive;
         }
     }
+    super::model::choose(&mut config, named, &[&doc.text]);
     Ok(config)
 }
 
@@ -105,7 +107,7 @@ fn load_and_chunk(flags: &ChunkFlags, file: &Path) -> Result<std::result::Result
         Err(e @ (Error::Input(_) | Error::Io(_))) => return Ok(Err(e.to_string())),
         Err(e) => return Err(e),
     };
-    let config = settings(flags, file, doc.kind)?;
+    let config = settings(flags, file, &doc)?;
     let chunks = Chunker::new(&config)?.chunk_document(&doc)?;
     Ok(Ok((config, doc, chunks)))
 }

@@ -21,7 +21,9 @@ const SHOWN: usize = 20;
 
 /// One side of the comparison.
 enum Side {
-    Config(Box<Chunker>),
+    /// A config's chunker, and whether the config names its embedding model
+    /// (if not, each document's language picks it, as for `chunktui chunk`).
+    Config(Box<Chunker>, bool),
     /// Records per `path` (None: records without one).
     Records(BTreeMap<Option<String>, Vec<Record>>),
 }
@@ -89,14 +91,18 @@ fn display(key: &Option<String>) -> String {
 impl Side {
     fn load(path: &Path) -> Result<Side> {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        let config = |path: &Path| -> Result<Side> {
+            let config = ChunkConfig::load(path)?;
+            Ok(Side::Config(Box::new(Chunker::new(&config)?), config.semantic.model.is_some()))
+        };
         if ext == "toml" {
-            return Ok(Side::Config(Box::new(Chunker::new(&ChunkConfig::load(path)?)?)));
+            return config(path);
         }
         let text = read_text_capped(path, &Cap::document())?;
         let trimmed = text.trim_start();
         // A JSON config is one object holding `version`; anything else JSON is chunks.
         if ext == "json" && trimmed.starts_with('{') && ChunkConfig::parse(&text, true).is_ok() {
-            return Ok(Side::Config(Box::new(Chunker::new(&ChunkConfig::load(path)?)?)));
+            return config(path);
         }
         let records = parse_records(&text).map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
         let mut by_path: BTreeMap<Option<String>, Vec<Record>> = BTreeMap::new();
@@ -109,9 +115,15 @@ impl Side {
     /// This side's chunks of `file`, as code-point ranges.
     fn ranges(&self, file: &Path, doc: &Document) -> Result<Vec<Range<usize>>> {
         match self {
-            Side::Config(chunker) => {
+            Side::Config(chunker, named) => {
                 let offsets = CharOffsets::new(&doc.text);
-                let chunks = chunker.chunk(&doc.text)?;
+                let chunks = if !*named && chunker.config.strategy.needs_model() {
+                    let mut config = chunker.config.clone();
+                    super::model::choose(&mut config, None, &[&doc.text]);
+                    Chunker::new(&config)?.chunk(&doc.text)?
+                } else {
+                    chunker.chunk(&doc.text)?
+                };
                 Ok(chunks.iter().map(|c| offsets.at(c.range.start)..offsets.at(c.range.end)).collect())
             }
             Side::Records(by_path) => {

@@ -3,11 +3,12 @@
 //! comes back against the known answers.
 
 use super::args::EvalCmd;
-use super::commands::{emit, load_input, settings_for};
+use super::commands::{emit, load_input, settings_named_for};
 use crate::embedding::Control;
 use crate::error::{Error, Result};
 use crate::eval::language::Choice;
 use crate::eval::metrics::Summary;
+use crate::eval::model_choice::{ModelChoice, ModelSource};
 use crate::eval::queries::QuestionSet;
 use crate::eval::retrieve::{Dense, Hybrid, Lexical, Retriever, RetrieverKind};
 use crate::eval::{evaluate, Chunked, Evaluation, Pool};
@@ -23,13 +24,19 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
     let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
     let resolved = questions.resolve(&corpus.named())?;
     // Each document with the settings `chunk` would use for it.
-    let configs = corpus.paths.iter().map(|p| settings_for(&cmd.flags, p)).collect::<Result<Vec<_>>>()?;
+    let mut configs = corpus.paths.iter().map(|p| settings_named_for(&cmd.flags, p)).collect::<Result<Vec<_>>>()?;
+    // No model named: the documents' language picks one for them all (one index).
+    let model = corpus.choose_model(&mut configs);
+    let configs: Vec<ChunkConfig> = configs.into_iter().map(|(c, _)| c).collect();
     // No --retriever: the documents' language against the model's decides.
     let choice = corpus.choose_retriever(asked, &configs[0]);
     let kind = choice.kind;
     let run = run_one(&corpus, &resolved, &configs, kind, cmd.k, None)?;
-    let out =
-        if cmd.json { json(&run, &choice, cmd.k) } else { table(&run, &choice, cmd.k, &configs[0], corpus.ids.len()) };
+    let out = if cmd.json {
+        json(&run, &choice, &model, cmd.k)
+    } else {
+        table(&run, &choice, &model, cmd.k, &configs[0], corpus.ids.len())
+    };
     emit(out.as_bytes(), None)
 }
 
@@ -95,6 +102,18 @@ impl Corpus {
             corpus.paths.push(p);
         }
         Ok(corpus)
+    }
+
+    /// The embedding model for these documents taken together (the one
+    /// named, else by their language), written into every config. Each
+    /// config comes with who named its model, as
+    /// [`super::commands::settings_named_for`] gives it.
+    pub fn choose_model(&self, configs: &mut [(ChunkConfig, Option<ModelSource>)]) -> ModelChoice {
+        let texts: Vec<&str> = self.texts.iter().map(String::as_str).collect();
+        let (first, named) = &mut configs[0];
+        let model = super::model::choose(first, *named, &texts);
+        configs[1..].iter_mut().for_each(|(c, _)| model.apply(c));
+        model
     }
 
     /// The retriever `asked` for, else the one for these documents' language
@@ -233,13 +252,19 @@ fn model_settings(_id: &str) -> Option<(serde_json::Value, Vec<String>)> {
 
 /// The settings of the model a config names (`--model`, or a model
 /// strategy's default model), read from its directory, for `stats --json`:
-/// `None` when no model is configured.
+/// `None` when no model is configured. With `model` (its name) and
+/// `model_choice` (who chose it and why) when this process chose it.
 #[cfg(feature = "embed")]
 pub(super) fn configured_model_settings(config: &ChunkConfig) -> Result<Option<serde_json::Value>> {
     if config.semantic.model.is_none() && !config.strategy.needs_model() {
         return Ok(None);
     }
-    Ok(Some(crate::embed::describe(&config.semantic)?.to_json()))
+    let mut settings = crate::embed::describe(&config.semantic)?.to_json();
+    if let (Some(obj), Some(choice)) = (settings.as_object_mut(), super::model::chosen_for(config)) {
+        obj.insert("model".into(), choice.model.clone().into());
+        obj.insert("model_choice".into(), choice.to_json());
+    }
+    Ok(Some(settings))
 }
 
 #[cfg(not(feature = "embed"))]
@@ -265,17 +290,19 @@ pub(super) fn json_value(run: &Run, kind: RetrieverKind, k: usize) -> serde_json
     value
 }
 
-/// [`json_value`] with `retriever_choice`: whether the user named the
-/// retriever, why this one, the text's and the model's languages.
-fn json(run: &Run, choice: &Choice, k: usize) -> String {
+/// [`json_value`] with `retriever_choice` (whether the user named the
+/// retriever, why this one, the text's and the model's languages) and
+/// `model_choice` (the model, who chose it, why).
+fn json(run: &Run, choice: &Choice, model: &ModelChoice, k: usize) -> String {
     let mut value = json_value(run, choice.kind, k);
     if let Some(obj) = value.as_object_mut() {
         obj.insert("retriever_choice".into(), choice.to_json());
+        obj.insert("model_choice".into(), model.to_json());
     }
     serde_json::to_string(&value).expect("JSON") + "\n"
 }
 
-fn table(run: &Run, choice: &Choice, k: usize, c: &ChunkConfig, docs: usize) -> String {
+fn table(run: &Run, choice: &Choice, model: &ModelChoice, k: usize, c: &ChunkConfig, docs: usize) -> String {
     let (e, kind) = (&run.evaluation, choice.kind);
     let by = run.model.as_deref().map_or(String::new(), |m| format!(" ({m})"));
     let mut out = format!(
@@ -288,6 +315,10 @@ fn table(run: &Run, choice: &Choice, k: usize, c: &ChunkConfig, docs: usize) -> 
         c.unit,
         c.overlap,
     );
+    // The model, when one embedded (for the retriever or the strategy).
+    if run.model.is_some() || c.strategy.needs_model() {
+        out.push_str(&format!("model {}\n", model.reason));
+    }
     out.push_str(&format!("retriever {}\n\n", choice.reason));
     // The model's input limit, pooling and prefix, and where each came from.
     if let Some(settings) = run.model.as_deref().and_then(model_settings) {

@@ -8,6 +8,7 @@ mod diff;
 mod eval;
 pub mod export_splitter;
 mod lint;
+mod model;
 #[cfg(feature = "embed")]
 pub mod setup;
 mod sweep;

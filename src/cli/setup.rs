@@ -393,7 +393,9 @@ fn run_in(args: &SetupArgs, root: &Path, tmp: &Path) -> Result<()> {
     }
     if args.multilingual {
         say(format_args!(
-            "\nThe multilingual model is ready. Give it to the model strategies with\n  --model {0}\nor make it the default:\n  export CHUNKTUI_MODEL_DIR={0}",
+            "\nThe multilingual model is ready. Documents that are not English now get it whenever no model is \
+             named (no --model, semantic.model or $CHUNKTUI_MODEL_DIR). To use it on any document:\n  --model {0}\n\
+             or make it the default for English documents too:\n  export CHUNKTUI_MODEL_DIR={0}",
             model_dir.display()
         ))?;
         return Ok(());

@@ -17,6 +17,7 @@ use super::eval::{check_k, json_value, progress_bar, questions, run_one, Corpus,
 use super::ChunkFlags;
 use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
+use crate::eval::model_choice::ModelSource;
 use crate::eval::retrieve::RetrieverKind;
 use crate::input::Source;
 use serde::{Deserialize, Serialize};
@@ -104,6 +105,17 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
     let questions = questions(&cmd.queries, cmd.corpus_id.as_deref())?;
     let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
     let resolved = questions.resolve(&corpus.named())?;
+    // No model named: the documents' language picks it, for every combination.
+    let model = {
+        let named = super::model::named_by(&cmd.flags)?;
+        let mut first = [(points[0].config.clone(), named)];
+        let model = corpus.choose_model(&mut first);
+        points.iter_mut().for_each(|p| model.apply(&mut p.config));
+        model
+    };
+    if model.source == ModelSource::Language && model.text.is_some_and(|t| !t.is_english()) {
+        eprintln!("chunktui: model {}", model.reason);
+    }
     if auto {
         let choice = corpus.choose_retriever(None, &points[0].config);
         eprintln!("chunktui: retriever {}", choice.reason);
@@ -233,13 +245,10 @@ fn protect_inputs(cmd: &SweepCmd, points: &[Point]) {
         protect_path(Path::new(t), "tokenizer file");
     }
     for m in models {
-        let dir = match m {
-            Some(m) => Some(PathBuf::from(m)),
-            #[cfg(feature = "embed")]
-            None => crate::embed::default_model_dir(),
-            #[cfg(not(feature = "embed"))]
-            None => None,
-        };
+        #[cfg(feature = "embed")]
+        let dir = crate::embed::model_dir_for(m);
+        #[cfg(not(feature = "embed"))]
+        let dir = m.map(PathBuf::from);
         if let Some(dir) = dir.filter(|d| d.is_dir()) {
             protect_dir(&dir, "model file");
         }

@@ -16,7 +16,7 @@ pub mod onnx;
 pub mod runtime;
 pub mod st_config;
 
-use crate::config::DEFAULT_MODEL;
+use crate::config::{DEFAULT_MODEL, MULTILINGUAL_MODEL};
 use crate::embedding::Embedder;
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -67,14 +67,36 @@ pub fn default_model_dir() -> Option<std::path::PathBuf> {
     cache_dir().map(|d| d.join("models").join(DEFAULT_MODEL))
 }
 
+/// Where `chunktui setup --multilingual` puts the multilingual model.
+pub fn multilingual_model_dir() -> Option<std::path::PathBuf> {
+    cache_dir().map(|d| d.join("models").join(MULTILINGUAL_MODEL))
+}
+
+/// The directory a config's `semantic.model` stands for: the default
+/// model's for `None` and [`DEFAULT_MODEL`], the multilingual model's in the
+/// cache for [`MULTILINGUAL_MODEL`], else the value itself. `None` when
+/// the system has no cache directory.
+pub fn model_dir_for(model: Option<&str>) -> Option<std::path::PathBuf> {
+    match model {
+        None | Some(DEFAULT_MODEL) => default_model_dir(),
+        Some(MULTILINGUAL_MODEL) => multilingual_model_dir(),
+        Some(dir) => Some(dir.into()),
+    }
+}
+
 /// The model directory a config names (the default model's when none).
 fn model_dir(semantic: &crate::config::SemanticOptions) -> Result<std::path::PathBuf> {
-    match semantic.model.as_deref() {
-        Some(m) if m != DEFAULT_MODEL => Ok(std::path::PathBuf::from(m)),
-        _ => default_model_dir().ok_or_else(|| {
-            Error::Model("no cache directory on this system: pass a model directory with --model DIR".into())
-        }),
+    let dir = model_dir_for(semantic.model.as_deref()).ok_or_else(|| {
+        Error::Model("no cache directory on this system: pass a model directory with --model DIR".into())
+    })?;
+    if semantic.model.as_deref() == Some(MULTILINGUAL_MODEL) && !dir.is_dir() {
+        return Err(Error::Model(format!(
+            "the multilingual model {MULTILINGUAL_MODEL} is not installed at {}: run `chunktui setup \
+             --multilingual`, or pass another model with --model DIR",
+            crate::error::shown_path(&dir)
+        )));
     }
+    Ok(dir)
 }
 
 /// What [`load_model_for`] would refuse for want of files, found without

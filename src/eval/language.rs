@@ -24,7 +24,7 @@
 //! model's language is unknown, never assumed English.
 
 use super::retrieve::RetrieverKind;
-use crate::config::{SemanticOptions, DEFAULT_MODEL};
+use crate::config::{SemanticOptions, DEFAULT_MODEL, MULTILINGUAL_MODEL};
 use std::path::{Path, PathBuf};
 
 /// What a text is mostly written in.
@@ -232,18 +232,22 @@ const MULTILINGUAL_VOCAB: usize = 100_000;
 
 /// The languages of the model a config names (the default model when none).
 pub fn model_language(semantic: &SemanticOptions) -> ModelLanguage {
-    let named = semantic.model.as_deref().filter(|m| *m != DEFAULT_MODEL);
-    match (named, default_dir()) {
-        (Some(dir), _) => model_language_in(Path::new(dir)),
-        (None, Some(dir)) if dir.is_dir() => {
+    let name = match semantic.model.as_deref() {
+        None | Some(DEFAULT_MODEL) => DEFAULT_MODEL,
+        Some(MULTILINGUAL_MODEL) => MULTILINGUAL_MODEL,
+        Some(dir) => return model_language_in(Path::new(dir)),
+    };
+    // A model chunktui setup installs, named by its folder in the cache.
+    match dir_of(name) {
+        Some(dir) if dir.is_dir() => {
             let mut found = model_language_in(&dir);
-            if found.languages == Languages::Unknown && dir.file_name().is_some_and(|n| n == DEFAULT_MODEL) {
-                found = by_name(DEFAULT_MODEL);
+            if found.languages == Languages::Unknown && dir.file_name().is_some_and(|n| n == name) {
+                found = by_name(name);
             }
             found
         }
         // Not installed: what chunktui setup would install.
-        (None, _) => by_name(DEFAULT_MODEL),
+        _ => by_name(name),
     }
 }
 
@@ -254,13 +258,14 @@ fn by_name(name: &str) -> ModelLanguage {
     }
 }
 
+/// The folder of a model chunktui setup installs, by its name in configs.
 #[cfg(feature = "embed")]
-fn default_dir() -> Option<PathBuf> {
-    crate::embed::default_model_dir()
+fn dir_of(name: &str) -> Option<PathBuf> {
+    crate::embed::model_dir_for(Some(name))
 }
 
 #[cfg(not(feature = "embed"))]
-fn default_dir() -> Option<PathBuf> {
+fn dir_of(_name: &str) -> Option<PathBuf> {
     None
 }
 
@@ -409,9 +414,12 @@ pub fn choose_with(asked: Option<RetrieverKind>, text: TextLanguage, model: impl
     let mostly = format!("the text is mostly {}", text.name);
     if let Some(kind) = asked {
         let reason = match (kind.needs_model(), model.reads(text)) {
-            (true, Some(false)) => {
-                format!("{kind} as asked, though {mostly} and model {} reads only {}", which(), model.label())
-            }
+            (true, Some(false)) => format!(
+                "{kind} as asked, though {mostly} and model {} reads only {} ({})",
+                which(),
+                model.label(),
+                multilingual_hint()
+            ),
             (true, None) => format!("{kind} as asked; {mostly} and the languages of model {} are unknown", which()),
             _ => format!("{kind} as asked"),
         };
@@ -424,9 +432,10 @@ pub fn choose_with(asked: Option<RetrieverKind>, text: TextLanguage, model: impl
         Some(false) => (
             RetrieverKind::Bm25,
             format!(
-                "bm25: {mostly} and model {} reads only {} (--retriever dense to embed anyway)",
+                "bm25: {mostly} and model {} reads only {} ({}; --retriever dense to embed anyway)",
                 which(),
-                model.label()
+                model.label(),
+                multilingual_hint()
             ),
         ),
         None => (
@@ -439,6 +448,15 @@ pub fn choose_with(asked: Option<RetrieverKind>, text: TextLanguage, model: impl
         ),
     };
     Choice { kind, asked: false, text, model: Some(model), reason }
+}
+
+/// What gets a model that reads the text: `chunktui setup --multilingual`,
+/// or once it is installed, naming it.
+fn multilingual_hint() -> String {
+    match super::model_choice::installed() {
+        Some(_) => format!("--model {MULTILINGUAL_MODEL} uses the multilingual model"),
+        None => "`chunktui setup --multilingual` installs a model that reads it".into(),
+    }
 }
 
 #[cfg(test)]

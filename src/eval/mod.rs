@@ -8,12 +8,15 @@
 //! - [`retrieve`]: BM25, dense and hybrid retrievers over chunk texts;
 //! - [`language`]: which retriever when none is named (the documents'
 //!   language against the model's);
+//! - [`model_choice`]: which embedding model when none is named (the
+//!   documents' language, and whether the multilingual model is installed);
 //! - [`metrics`]: recall, precision, IoU, precision ω, hit rate and MRR on
 //!   character ranges, as Chroma's chunking evaluation defines them;
 //! - [`evaluate`]: all of it for one set of chunks.
 
 pub mod language;
 pub mod metrics;
+pub mod model_choice;
 pub mod queries;
 pub mod retrieve;
 

@@ -139,14 +139,11 @@ impl LintOptions {
 }
 
 /// The tokens of the config's embedding model, counted with its own
-/// `tokenizer.json` (`semantic.model`, else the default model's directory),
+/// `tokenizer.json` (`semantic.model`'s directory, else the default model's),
 /// when that file is there.
 #[cfg(feature = "embed")]
 pub fn model_tokens(config: &ChunkConfig) -> Option<TokenCount> {
-    let dir = match config.semantic.model.as_deref() {
-        Some(m) if m != crate::config::DEFAULT_MODEL => Some(std::path::PathBuf::from(m)),
-        _ => crate::embed::default_model_dir(),
-    };
+    let dir = crate::embed::model_dir_for(config.semantic.model.as_deref());
     let file = dir.map(|d| d.join("tokenizer.json")).filter(|f| f.is_file())?;
     Tokenizer::load(&format!("hf:{}", file.display())).ok().map(TokenCount::model)
 }

@@ -29,6 +29,7 @@ use crate::cli::args::OpenArgs;
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
+use crate::eval::model_choice::{choose_for, ModelSource};
 use crossterm::event::{self, EnableMouseCapture, Event};
 use model::Model;
 use msg::Msg;
@@ -44,10 +45,28 @@ pub struct Setup {
     pub theme: Theme,
 }
 
+/// [`prepare_named`] for a config that names its embedding model if it
+/// holds one (`semantic.model`), else gets the one for the document's language.
 pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, screen: Rect) -> Result<Setup> {
+    let named = config.semantic.model.is_some().then_some(ModelSource::Config);
+    prepare_named(file, config, named, open, lossy, screen)
+}
+
+/// The workbench on `file` with `config`, whose embedding model `named` says
+/// who named (`None`: nobody, so the document's language picks it, written
+/// into the config so that an export names it).
+pub fn prepare_named(
+    file: &Path,
+    mut config: ChunkConfig,
+    named: Option<ModelSource>,
+    open: &OpenArgs,
+    lossy: bool,
+    screen: Rect,
+) -> Result<Setup> {
     let doc = Document::load(file, lossy)?;
     let theme = Theme::resolve(open.theme.as_deref(), Theme::no_color_env())?;
     let keymap = keymap::Keymap::load(open.keymap.as_deref())?;
+    let model_choice = choose_for(&mut config, named, &[&doc.text]);
     let b = match &open.compare {
         Some(p) => {
             // The file's language is a fact about the file: pane B reads it too.
@@ -55,6 +74,8 @@ pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, s
             if b.code.language.is_none() {
                 b.code.language.clone_from(&config.code.language);
             }
+            let named = b.semantic.model.is_some().then_some(ModelSource::Config);
+            choose_for(&mut b, named, &[&doc.text]);
             b
         }
         None => config.clone(),
@@ -80,7 +101,11 @@ pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, s
             q.corpus_id
         );
     }
-    if let Some(why) = retriever_why {
+    // The model, when the document's language picked the multilingual one.
+    let model_why = model_choice.is_multilingual().then(|| format!("model {}", model_choice.reason));
+    let why: Vec<String> = model_why.into_iter().chain(retriever_why).collect();
+    if !why.is_empty() {
+        let why = why.join(" · ");
         model.status.text = match model.questions {
             Some(_) => format!("{} · {why}", model.status.text),
             None => why,
@@ -92,9 +117,9 @@ pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, s
     Ok(Setup { model, theme })
 }
 
-pub fn run(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool) -> Result<()> {
+pub fn run(file: &Path, config: ChunkConfig, named: Option<ModelSource>, open: &OpenArgs, lossy: bool) -> Result<()> {
     let (w, h) = crossterm::terminal::size().unwrap_or((80, 24));
-    let Setup { mut model, theme } = prepare(file, config, open, lossy, Rect::new(0, 0, w, h))?;
+    let Setup { mut model, theme } = prepare_named(file, config, named, open, lossy, Rect::new(0, 0, w, h))?;
     let mut rt = Runtime::new(theme.syntect.clone());
     if let Err(e) = rt.watch(file, lossy) {
         model.status = model::Status { text: format!("{e}: edits will not reload"), error: true };

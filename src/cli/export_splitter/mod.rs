@@ -18,7 +18,7 @@ mod text_splitter;
 
 pub(crate) use literals::{py_bool, py_call, py_list, py_str, rs_str};
 
-use crate::config::{ChunkConfig, StrategyKind, Unit, DEFAULT_MODEL};
+use crate::config::{ChunkConfig, StrategyKind, Unit, DEFAULT_MODEL, MULTILINGUAL_MODEL};
 use std::fmt::Write as _;
 
 /// The libraries a config can be exported to.
@@ -354,6 +354,12 @@ pub(crate) fn model_id(config: &ChunkConfig) -> (String, String) {
         None | Some(DEFAULT_MODEL) => (
             "sentence-transformers/all-MiniLM-L6-v2".into(),
             "chunktui runs an int8-quantised ONNX export of this model: distances differ slightly".into(),
+        ),
+        Some(MULTILINGUAL_MODEL) => (
+            "intfloat/multilingual-e5-small".into(),
+            "chunktui runs a 4-bit ONNX conversion of this model, every input prefixed with \"query: \": \
+             give the same prefix, and expect distances to differ slightly"
+                .into(),
         ),
         Some(dir) => (
             dir.to_string(),
