@@ -39,27 +39,24 @@ pub struct ChunkRecord<'a> {
     pub embedding: Option<&'a [f32]>,
 }
 
-pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> Vec<ChunkRecord<'a>> {
-    chunks
-        .iter()
-        .zip(char_ranges(chunks, text))
-        .enumerate()
-        .map(|(index, (c, chars))| ChunkRecord {
-            path: None,
-            index,
-            start: c.range.start,
-            end: c.range.end,
-            char_start: chars.start,
-            char_end: chars.end,
-            size: c.size,
-            text: c.text(text),
-            meta: &c.meta,
-            embed_text: c.meta.embed.as_ref().map(|e| e.text.as_str()),
-            embed_size: c.meta.embed.as_ref().map(|e| e.size),
-            embed_tokens: c.meta.embed.as_ref().map(|e| e.tokens),
-            embedding: None,
-        })
-        .collect()
+/// The records of `chunks`, made one at a time as they are written (the
+/// output of a large file cut small is many times its size: it is never held).
+pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> impl Iterator<Item = ChunkRecord<'a>> + 'a {
+    chunks.iter().zip(char_ranges(chunks, text)).enumerate().map(|(index, (c, chars))| ChunkRecord {
+        path: None,
+        index,
+        start: c.range.start,
+        end: c.range.end,
+        char_start: chars.start,
+        char_end: chars.end,
+        size: c.size,
+        text: c.text(text),
+        meta: &c.meta,
+        embed_text: c.meta.embed.as_ref().map(|e| e.text.as_str()),
+        embed_size: c.meta.embed.as_ref().map(|e| e.size),
+        embed_tokens: c.meta.embed.as_ref().map(|e| e.tokens),
+        embedding: None,
+    })
 }
 
 /// Each chunk's range in code points (what Python slices with), as the
@@ -76,16 +73,25 @@ pub fn char_ranges<'a>(chunks: &'a [Chunk], text: &'a str) -> impl Iterator<Item
 /// Character devices and FIFOs are written to in place (`/dev/null`,
 /// `/dev/stdout`, a pipe), never replaced. The input document is refused.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, &mut |w| w.write_all(bytes))
+}
+
+/// What writes an output, called once with where it goes (buffered).
+pub type Produce<'a> = dyn FnMut(&mut dyn Write) -> std::io::Result<()> + Send + 'a;
+
+/// [`write_atomic`] of what `produce` writes, streamed: an output many times
+/// the input (hierarchical records of a large file) is never held whole.
+pub fn write_atomic_with(path: &Path, produce: &mut Produce<'_>) -> Result<()> {
     let target = check_output(path)?;
     // The kernel's view decides the kind: it follows /dev/stdout's magic links too.
     match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => replace(path, &target, bytes, None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => replace(path, &target, produce, None),
         Err(e) => Err(write_error(&path.display().to_string(), &e)),
-        Ok(meta) if meta.is_file() => replace(path, &target, bytes, Some(&meta)),
+        Ok(meta) if meta.is_file() => replace(path, &target, produce, Some(&meta)),
         Ok(meta) if meta.is_dir() => {
             Err(Error::Io(format!("{} is a directory: give a file path to write to", path.display())))
         }
-        Ok(meta) if crate::input::is_streamable(&meta.file_type()) => write_in_place(path, bytes),
+        Ok(meta) if crate::input::is_streamable(&meta.file_type()) => write_in_place(path, produce),
         Ok(meta) => Err(Error::Io(format!(
             "{} is {}: chunktui writes to files, character devices and FIFOs, give a file path",
             path.display(),
@@ -109,7 +115,7 @@ pub fn protect_input(src: Source<'_>) {
 
 /// Replace the regular file `target` (or create it) through a temp file
 /// next to it. `shown` is the path as the user gave it, for messages.
-fn replace(shown: &Path, target: &Path, bytes: &[u8], existing: Option<&std::fs::Metadata>) -> Result<()> {
+fn replace(shown: &Path, target: &Path, produce: &mut Produce<'_>, existing: Option<&std::fs::Metadata>) -> Result<()> {
     let err = |e: &std::io::Error| write_error(&shown.display().to_string(), e);
     let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = target
@@ -118,7 +124,10 @@ fn replace(shown: &Path, target: &Path, bytes: &[u8], existing: Option<&std::fs:
     remove_stale_temps(dir);
     let (tmp, mut f) = create_temp(dir, &name.to_string_lossy(), existing.is_some()).map_err(|e| err(&e))?;
     let result = (|| {
-        f.write_all(bytes)?;
+        let mut buffered = std::io::BufWriter::new(&mut f);
+        produce(&mut buffered)?;
+        buffered.flush()?;
+        drop(buffered);
         if let Some(meta) = existing {
             keep_owner(&f, meta);
             f.set_permissions(meta.permissions())?;
@@ -217,15 +226,15 @@ fn keep_owner(_f: &std::fs::File, _meta: &std::fs::Metadata) {}
 
 /// Write to a character device or FIFO as it is: open it for writing (never
 /// create, truncate or rename) and report what the write says.
-fn write_in_place(path: &Path, bytes: &[u8]) -> Result<()> {
+fn write_in_place(path: &Path, produce: &mut Produce<'_>) -> Result<()> {
     let name = path.display().to_string();
     // Opening a FIFO waits for its reader: say so at a terminal.
     let notice =
         std::io::stderr().is_terminal().then(|| format!("waiting for a reader to open {name} (Ctrl-C cancels)"));
     let result = crate::input::announce_if_silent(notice, |opened| {
-        let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+        let mut f = std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(path)?);
         opened();
-        f.write_all(bytes)?;
+        produce(&mut f)?;
         f.flush()
     });
     match result {

@@ -5,7 +5,7 @@ use super::args::{ChunkCmd, Cli, Command, ConfigCmd, ExportCmd, Format, StatsCmd
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::export::{records, write_atomic, write_error};
+use crate::export::{records, write_error};
 use crate::input::Source;
 use crate::lint::LintStream;
 use crate::stats::{Stats, StatsBuilder};
@@ -289,45 +289,61 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
     } else {
         (chunk_document(&cmd.flags, &file)?, Vec::new())
     };
-    let mut recs = records(&chunks, &doc.text);
-    for (rec, v) in recs.iter_mut().zip(&vectors) {
-        rec.embedding = Some(v);
-    }
-    let mut out = Vec::with_capacity(doc.text.len() * 2);
-    match cmd.format {
-        Format::Jsonl => {
-            for r in &recs {
-                serde_json::to_writer(&mut out, r).expect("records serialise");
-                out.push(b'\n');
-            }
-        }
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &recs).expect("records serialise");
-            out.push(b'\n');
-        }
-        Format::Text => {
-            for r in &recs {
-                // Markdown headings, or the symbols around a piece of code; and PDF pages.
-                let path = if r.meta.headings.is_empty() { &r.meta.symbols } else { &r.meta.headings };
-                let mut heading = if path.is_empty() { String::new() } else { format!("  [{}]", path.join(" > ")) };
-                if let Some([first, last]) = r.meta.pages {
-                    let _ = write!(
-                        heading,
-                        "  {}",
-                        if first == last { format!("p. {first}") } else { format!("pp. {first}-{last}") }
-                    );
+    // Records are made as they are written: the output of a large file cut
+    // small (hierarchical levels, JSON escapes) is many times its size.
+    let records = || {
+        let vectors = vectors.iter().map(|v| Some(v.as_slice())).chain(std::iter::repeat(None));
+        records(&chunks, &doc.text).zip(vectors).map(|(mut r, v)| {
+            r.embedding = v;
+            r
+        })
+    };
+    emit_with(cmd.output.as_deref(), &mut |out| {
+        match cmd.format {
+            Format::Jsonl => {
+                for r in records() {
+                    serde_json::to_writer(&mut *out, &r)?;
+                    out.write_all(b"\n")?;
                 }
-                let _ = writeln!(
-                    out,
-                    "─── chunk {} · {} {} · bytes {}..{}{heading}",
-                    r.index, r.size, config.unit, r.start, r.end
-                );
-                out.extend_from_slice(r.text.as_bytes());
-                out.push(b'\n');
+            }
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut *out, &Seq(std::cell::Cell::new(Some(records()))))?;
+                out.write_all(b"\n")?;
+            }
+            Format::Text => {
+                for r in records() {
+                    // Markdown headings, or the symbols around a piece of code; and PDF pages.
+                    let path = if r.meta.headings.is_empty() { &r.meta.symbols } else { &r.meta.headings };
+                    let mut heading = if path.is_empty() { String::new() } else { format!("  [{}]", path.join(" > ")) };
+                    if let Some([first, last]) = r.meta.pages {
+                        let _ = write!(
+                            heading,
+                            "  {}",
+                            if first == last { format!("p. {first}") } else { format!("pp. {first}-{last}") }
+                        );
+                    }
+                    writeln!(
+                        out,
+                        "─── chunk {} · {} {} · bytes {}..{}{heading}",
+                        r.index, r.size, config.unit, r.start, r.end
+                    )?;
+                    out.write_all(r.text.as_bytes())?;
+                    out.write_all(b"\n")?;
+                }
             }
         }
+        Ok(())
+    })
+}
+
+/// A JSON array of what an iterator yields, serialised once without
+/// collecting it.
+struct Seq<I>(std::cell::Cell<Option<I>>);
+
+impl<I: Iterator<Item = T>, T: serde::Serialize> serde::Serialize for Seq<I> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.take().into_iter().flatten())
     }
-    emit(&out, cmd.output.as_deref())
 }
 
 /// Late chunking's chunks and their pooled vectors, computed together.
@@ -353,11 +369,16 @@ fn late_chunks_with_vectors(flags: &super::ChunkFlags, file: &Path) -> Result<(C
 /// The one way output leaves the CLI: to `-o PATH`, or to stdout, where a
 /// closed pipe (`| head`) is the reader's choice and a full disk is an error.
 pub(crate) fn emit(bytes: &[u8], output: Option<&Path>) -> Result<()> {
+    emit_with(output, &mut |out| out.write_all(bytes))
+}
+
+/// [`emit`] of what `produce` writes, streamed (buffered) to where it goes.
+pub(crate) fn emit_with(output: Option<&Path>, produce: &mut crate::export::Produce<'_>) -> Result<()> {
     match output {
-        Some(path) => write_atomic(path, bytes),
+        Some(path) => crate::export::write_atomic_with(path, produce),
         None => {
-            let mut stdout = std::io::stdout().lock();
-            match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            match produce(&mut stdout).and_then(|_| stdout.flush()) {
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
                 r => r.map_err(|e| write_error("standard output", &e)),
             }
