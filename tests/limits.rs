@@ -18,6 +18,7 @@ use chunktui::size::Tokenizer;
 use chunktui::Chunker;
 mod common;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -134,12 +135,20 @@ fn lookaround_separators_that_backtrack_little_still_work() {
 /// Peak resident set of `chunktui chunk INPUT ARGS -o OUT`, in bytes, through
 /// GNU time.
 fn peak_rss(input: &Path, out: &Path, args: &[&str]) -> u64 {
+    let mut full: Vec<&OsStr> = vec![OsStr::new("chunk"), input.as_os_str()];
+    full.extend(args.iter().map(OsStr::new));
+    full.extend([OsStr::new("-o"), out.as_os_str()]);
+    peak_rss_of(&full)
+}
+
+/// Peak resident set of `chunktui ARGS` (which must succeed), in bytes.
+fn peak_rss_of(args: &[&OsStr]) -> u64 {
     let time = Path::new("/usr/bin/time");
     assert!(time.exists(), "/usr/bin/time missing: install GNU time (apt-get install time) to measure peak memory");
     let report = tempfile::NamedTempFile::new().unwrap();
     let mut cmd = Command::new(time);
-    cmd.args(["-f", "%M", "-o"]).arg(report.path()).arg(BIN).arg("chunk").arg(input).args(args).arg("-o").arg(out);
-    let what = format!("chunk {} {}", input.display(), args.join(" "));
+    cmd.args(["-f", "%M", "-o"]).arg(report.path()).arg(BIN).args(args).stdout(std::process::Stdio::null());
+    let what = args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
     let run = run_guarded(cmd, &what);
     assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
     let kb: u64 = std::fs::read_to_string(report.path())
@@ -149,6 +158,34 @@ fn peak_rss(input: &Path, out: &Path, args: &[&str]) -> u64 {
         .and_then(|l| l.trim().parse().ok())
         .expect("GNU time's %M");
     kb * 1024
+}
+
+/// `stats` with the strategies that stream (recursive, the default, and
+/// fixed) holds no chunk list: cut to one char, a Markdown file makes about
+/// a chunk per byte, and memory must still grow like the input, not like
+/// the chunks (it grew by ~260 bytes a chunk when the list was held: 11 GB
+/// on 50 MB).
+#[test]
+fn stats_memory_follows_the_input_not_the_chunk_count() {
+    let paragraph = "## A heading\n\nSome prose, with a clause; then another sentence. 中文句子也在这里。\n\n";
+    let dir = tempfile::tempdir().unwrap();
+    let small = temp_file(dir.path(), "small.md", paragraph.repeat((256 << 10) / paragraph.len()).as_bytes());
+    let big = temp_file(dir.path(), "big.md", paragraph.repeat((2 << 20) / paragraph.len()).as_bytes());
+    let grown = std::fs::metadata(&big).unwrap().len() - std::fs::metadata(&small).unwrap().len();
+    for strategy in ["recursive", "fixed"] {
+        let peak = |file: &Path| {
+            let words = ["-s", strategy, "--size", "1", "--overlap", "0"].map(OsStr::new);
+            peak_rss_of(&[&[OsStr::new("stats"), file.as_os_str()][..], &words].concat())
+        };
+        let extra = peak(&big).saturating_sub(peak(&small));
+        assert!(
+            extra < 10 * grown + (4 << 20),
+            "stats -s {strategy} --size 1: {:.1} MB more for {:.1} MB more input ({:.1}x)",
+            extra as f64 / 1e6,
+            grown as f64 / 1e6,
+            extra as f64 / grown as f64
+        );
+    }
 }
 
 /// For each non-model strategy in `unit`: peak memory on `len` bytes of
