@@ -35,20 +35,23 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The default model's directory, as the other model tests find it.
+/// The default model's directory, as the other model tests find it; read
+/// once, before the workbench test takes CHUNKTUI_MODEL_DIR out of this
+/// process's environment.
 fn english_model() -> PathBuf {
-    let dir = match std::env::var_os("CHUNKTUI_MODEL_DIR").filter(|d| !d.is_empty()) {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| match std::env::var_os("CHUNKTUI_MODEL_DIR").filter(|d| !d.is_empty()) {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(std::env::var_os("HOME").expect("HOME or CHUNKTUI_MODEL_DIR"))
             .join(".cache/chunktui/models")
             .join(ENGLISH),
-    };
+    });
     assert!(
         dir.join("model.onnx").is_file(),
         "the default model is missing at {} (run scripts/test.sh)",
         dir.display()
     );
-    dir
+    dir.clone()
 }
 
 /// A cache holding the default model and, if `multilingual`, the multilingual one.
@@ -220,8 +223,8 @@ fn without_the_multilingual_model_chinese_text_is_told_to_install_it() {
 #[test]
 fn the_workbench_picks_it_says_so_and_its_export_names_it() {
     use chunktui::eval::retrieve::RetrieverKind;
-    let cache = Cache::new(true);
-    // The only test here that reads the environment in-process; the others set their children's.
+    let cache = Cache::new(true); // reads CHUNKTUI_MODEL_DIR (english_model) first
+                                  // The only test here that reads the environment in-process; the others set their children's.
     std::env::set_var("CHUNKTUI_CACHE_DIR", cache.root());
     std::env::remove_var("CHUNKTUI_MODEL_DIR");
     let flags = chunktui::cli::ChunkFlags { strategy: Some("semantic".into()), ..Default::default() };
