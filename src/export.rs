@@ -42,13 +42,19 @@ pub struct ChunkRecord<'a> {
 /// The records of `chunks`, made one at a time as they are written (the
 /// output of a large file cut small is many times its size: it is never held).
 pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> impl Iterator<Item = ChunkRecord<'a>> + 'a {
-    chunks.iter().zip(char_ranges(chunks, text)).enumerate().map(|(index, (c, chars))| ChunkRecord {
+    let offsets = CharOffsets::new(text);
+    chunks.iter().enumerate().map(move |(index, c)| record(index, c, text, &offsets))
+}
+
+/// The record of chunk number `index` of `text`.
+pub fn record<'a>(index: usize, c: &'a Chunk, text: &'a str, offsets: &CharOffsets<'_>) -> ChunkRecord<'a> {
+    ChunkRecord {
         path: None,
         index,
         start: c.range.start,
         end: c.range.end,
-        char_start: chars.start,
-        char_end: chars.end,
+        char_start: offsets.at(c.range.start),
+        char_end: offsets.at(c.range.end),
         size: c.size,
         text: c.text(text),
         meta: &c.meta,
@@ -56,7 +62,7 @@ pub fn records<'a>(chunks: &'a [Chunk], text: &'a str) -> impl Iterator<Item = C
         embed_size: c.meta.embed.as_ref().map(|e| e.size),
         embed_tokens: c.meta.embed.as_ref().map(|e| e.tokens),
         embedding: None,
-    })
+    }
 }
 
 /// Each chunk's range in code points (what Python slices with), as the

@@ -1,11 +1,12 @@
 //! What each subcommand does. Output is built in memory and written once, so
 //! an error never leaves a partial output file behind.
 
-use super::args::{ChunkCmd, Cli, Command, ConfigCmd, ExportCmd, Format, StatsCmd};
+use super::args::{ChunkCmd, Cli, Command, ConfigCmd, ExportCmd, StatsCmd};
+use super::records::RecordWriter;
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::export::{records, write_error};
+use crate::export::write_error;
 use crate::input::Source;
 use crate::lint::LintStream;
 use crate::stats::{Stats, StatsBuilder};
@@ -284,65 +285,40 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
         let doc = load_input(&file, cmd.flags.lossy)?;
         return emit(doc.text.as_bytes(), cmd.output.as_deref());
     }
-    let (Chunked { config, doc, chunks }, vectors) = if cmd.embeddings {
-        late_chunks_with_vectors(&cmd.flags, &file)?
-    } else {
-        (chunk_document(&cmd.flags, &file)?, Vec::new())
-    };
-    // Records are made as they are written: the output of a large file cut
-    // small (hierarchical levels, JSON escapes) is many times its size.
-    let records = || {
-        let vectors = vectors.iter().map(|v| Some(v.as_slice())).chain(std::iter::repeat(None));
-        records(&chunks, &doc.text).zip(vectors).map(|(mut r, v)| {
-            r.embedding = v;
-            r
-        })
-    };
-    emit_with(cmd.output.as_deref(), &mut |out| {
-        match cmd.format {
-            Format::Jsonl => {
-                for r in records() {
-                    serde_json::to_writer(&mut *out, &r)?;
-                    out.write_all(b"\n")?;
-                }
+    if cmd.embeddings {
+        let (Chunked { config, doc, chunks }, vectors) = late_chunks_with_vectors(&cmd.flags, &file)?;
+        return emit_with(cmd.output.as_deref(), &mut |out| {
+            let mut records = RecordWriter::new(cmd.format, config.unit, &doc.text);
+            for (c, v) in chunks.iter().zip(&vectors) {
+                records.write(out, c, Some(v))?;
             }
-            Format::Json => {
-                serde_json::to_writer_pretty(&mut *out, &Seq(std::cell::Cell::new(Some(records()))))?;
-                out.write_all(b"\n")?;
+            records.finish(out)
+        });
+    }
+    // Each record is written as its chunk is handed over: the output of a
+    // large file cut small (hierarchical levels, JSON escapes) is many times
+    // its size, and strategies that can hold no chunk list do not. Chunking
+    // errors come before the first chunk, so no partial output is left.
+    let (config, doc, chunker) = prepare(&cmd.flags, &file)?;
+    let mut chunk_error = None;
+    let written = emit_with(cmd.output.as_deref(), &mut |out| {
+        let mut records = RecordWriter::new(cmd.format, config.unit, &doc.text);
+        let mut write_error = None;
+        let cut = chunker.chunk_document_each(&doc, &mut |c| {
+            if write_error.is_none() {
+                write_error = records.write(out, &c, None).err();
             }
-            Format::Text => {
-                for r in records() {
-                    // Markdown headings, or the symbols around a piece of code; and PDF pages.
-                    let path = if r.meta.headings.is_empty() { &r.meta.symbols } else { &r.meta.headings };
-                    let mut heading = if path.is_empty() { String::new() } else { format!("  [{}]", path.join(" > ")) };
-                    if let Some([first, last]) = r.meta.pages {
-                        let _ = write!(
-                            heading,
-                            "  {}",
-                            if first == last { format!("p. {first}") } else { format!("pp. {first}-{last}") }
-                        );
-                    }
-                    writeln!(
-                        out,
-                        "─── chunk {} · {} {} · bytes {}..{}{heading}",
-                        r.index, r.size, config.unit, r.start, r.end
-                    )?;
-                    out.write_all(r.text.as_bytes())?;
-                    out.write_all(b"\n")?;
-                }
-            }
+        });
+        if let Err(e) = cut {
+            chunk_error = Some(e);
+            return Err(std::io::Error::other("chunking failed"));
         }
-        Ok(())
-    })
-}
-
-/// A JSON array of what an iterator yields, serialised once without
-/// collecting it.
-struct Seq<I>(std::cell::Cell<Option<I>>);
-
-impl<I: Iterator<Item = T>, T: serde::Serialize> serde::Serialize for Seq<I> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.take().into_iter().flatten())
+        write_error.map_or(Ok(()), Err)?;
+        records.finish(out)
+    });
+    match chunk_error {
+        Some(e) => Err(e),
+        None => written,
     }
 }
 

@@ -9,6 +9,7 @@ mod eval;
 pub mod export_splitter;
 mod lint;
 mod model;
+mod records;
 #[cfg(feature = "embed")]
 pub mod setup;
 mod sweep;

@@ -27,10 +27,11 @@
 
 use super::recursive::{self, Separators};
 use super::{Configured, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, ChunkMeta};
 use crate::config::{ChunkConfig, MAX_COUNT};
 use crate::error::Result;
 use std::ops::Range;
+use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
 
 pub const SPEC: Spec = Spec {
@@ -161,31 +162,72 @@ impl Hierarchical {
     }
 }
 
+/// Parents cut by one call of the base: bounds what one level holds as full
+/// chunks at a time (a 50 MB file makes a million children at 50 chars),
+/// while a base that reads the whole text per call (markdown's outline, a
+/// token index) is called a few times per level, not once per parent.
+const PARENTS_PER_CALL: usize = 1 << 16;
+
+/// A chunk of some level, compact: the chunk with its metadata is made only
+/// when it is handed over, so a large file's millions of chunks cost ~70
+/// bytes each while they wait to be sorted.
+struct Entry {
+    range: Range<usize>,
+    size: usize,
+    level: u8,
+    id: u64,
+    parent: Option<u64>,
+    /// What the base gave the chunk (heading path, symbols, ...), shared
+    /// with the entries before it when equal (a section's chunks).
+    meta: Option<Arc<ChunkMeta>>,
+}
+
 impl Strategy for Hierarchical {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
-        let index = cx.sizer.index(text)?;
         let mut all = Vec::new();
+        self.chunk_each(text, cx, &mut |c| all.push(c))?;
+        Ok(all)
+    }
+
+    /// Every level is cut before the first chunk is handed over, so errors
+    /// come before any output.
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        let index = cx.sizer.index(text)?;
+        let mut all: Vec<Entry> = Vec::new();
         // The chunks of the level above: (range, id); the whole text above level 0.
-        let mut parents: Vec<(Range<usize>, Option<String>)> = vec![(0..text.len(), None)];
+        let mut parents: Vec<(Range<usize>, Option<u64>)> = vec![(0..text.len(), None)];
         for (level, (size, base)) in self.levels.iter().enumerate() {
-            let ranges: Vec<Range<usize>> = parents.iter().map(|p| p.0.clone()).collect();
-            let groups = base.chunk_within(text, &ranges, cx.model, cx.control)?;
             let overlap = base.config.overlap;
             let mut next = Vec::new();
-            for ((parent, parent_id), group) in parents.iter().zip(groups) {
-                for mut c in settle(text, &index, &self.fallback, group, parent.clone(), *size, overlap) {
-                    let id = chunk_id(level, &c.range, parent_id.as_deref(), &text[c.range.clone()]);
-                    c.meta.level = Some(level as u8);
-                    c.meta.parent_id = parent_id.clone();
-                    c.meta.id = Some(id.clone());
-                    next.push((c.range.clone(), Some(id)));
-                    all.push(c);
+            for batch in parents.chunks(PARENTS_PER_CALL) {
+                let ranges: Vec<Range<usize>> = batch.iter().map(|p| p.0.clone()).collect();
+                let groups = base.chunk_within(text, &ranges, cx.model, cx.control)?;
+                for ((parent, parent_id), group) in batch.iter().zip(groups) {
+                    for c in settle(text, &index, &self.fallback, group, parent.clone(), *size, overlap) {
+                        let id = chunk_id(level, &c.range, parent_id.map(hex).as_deref(), &text[c.range.clone()]);
+                        next.push((c.range.clone(), Some(id)));
+                        let meta = (!c.meta.is_empty()).then(|| c.meta.into_inner());
+                        let meta = match (meta, all.last().and_then(|e| e.meta.as_ref())) {
+                            (Some(m), Some(last)) if **last == m => Some(last.clone()),
+                            (m, _) => m.map(Arc::new),
+                        };
+                        let level = level as u8;
+                        all.push(Entry { range: c.range, size: c.size, level, id, parent: *parent_id, meta });
+                    }
                 }
             }
             parents = next;
         }
-        all.sort_by_key(|c| (c.range.start, c.meta.level, c.range.end));
-        Ok(all)
+        drop(parents);
+        all.sort_by_key(|e| (e.range.start, e.level, e.range.end));
+        for e in all {
+            let mut meta = e.meta.map(Arc::unwrap_or_clone).unwrap_or_default();
+            meta.level = Some(e.level);
+            meta.id = Some(hex(e.id));
+            meta.parent_id = e.parent.map(hex);
+            emit(Chunk { range: e.range, size: e.size, meta: meta.into() });
+        }
+        Ok(())
     }
 }
 
@@ -206,7 +248,9 @@ fn settle(
         if r.is_empty() {
             continue;
         }
-        c.meta.text = None;
+        if c.meta.text.is_some() {
+            c.meta.text = None; // a child is a part of its parent's source text
+        }
         c.size = index.size(r.clone());
         c.range = r;
         if c.size <= size || text[c.range.clone()].graphemes(true).nth(1).is_none() {
@@ -227,8 +271,8 @@ fn settle(
 
 /// A chunk's id: 64-bit FNV-1a (a fixed, documented function, unlike std's
 /// hasher, whose output may change between Rust releases) of its level,
-/// range, parent's id and text, as 16 hex digits.
-fn chunk_id(level: usize, range: &Range<usize>, parent: Option<&str>, text: &str) -> String {
+/// range, parent's id and text (shown as 16 hex digits, [`hex`]).
+fn chunk_id(level: usize, range: &Range<usize>, parent: Option<&str>, text: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
@@ -242,7 +286,12 @@ fn chunk_id(level: usize, range: &Range<usize>, parent: Option<&str>, text: &str
     eat(parent.unwrap_or("").as_bytes());
     eat(&[0]);
     eat(text.as_bytes());
-    format!("{h:016x}")
+    h
+}
+
+/// An id as it is shown and hashed into its children's ids.
+fn hex(id: u64) -> String {
+    format!("{id:016x}")
 }
 
 #[cfg(test)]
@@ -306,7 +355,7 @@ mod tests {
     fn ids_depend_on_place_parent_and_text() {
         let a = chunk_id(1, &(0..5), Some("p"), "hello");
         assert_eq!(a, chunk_id(1, &(0..5), Some("p"), "hello"));
-        assert_eq!(a.len(), 16);
+        assert_eq!(hex(a).len(), 16);
         for other in [
             chunk_id(2, &(0..5), Some("p"), "hello"),
             chunk_id(1, &(1..5), Some("p"), "hello"),
