@@ -171,8 +171,8 @@ impl ModelWarning {
     /// Short enough for one status line (the header names the model).
     pub fn short(&self) -> String {
         match self {
-            ModelWarning::EnglishOnlyOnCjk { .. } => "English-only model on mostly CJK text: pass --model DIR with a \
-                                                     multilingual model (e.g. multilingual-e5-small)"
+            ModelWarning::EnglishOnlyOnCjk { .. } => "English-only model on mostly CJK text: run `chunktui setup \
+                                                     --multilingual`, or pass --model DIR with a multilingual model"
                 .into(),
             w => w.to_string(),
         }
@@ -185,7 +185,8 @@ impl std::fmt::Display for ModelWarning {
             ModelWarning::EnglishOnlyOnCjk { model } => write!(
                 f,
                 "model '{model}' is English-only and separates Chinese/Japanese/Korean sentences poorly: \
-                 pass --model with a multilingual model (e.g. multilingual-e5-small)"
+                 run `chunktui setup --multilingual` (then text that is not English gets multilingual-e5-small), \
+                 or pass --model with a multilingual model"
             ),
             ModelWarning::Truncated { windows } => {
                 write!(f, "{windows} sentence window(s) were longer than the model's input and were cut for embedding")
