@@ -453,10 +453,27 @@ pub fn choose_with(asked: Option<RetrieverKind>, text: TextLanguage, model: impl
 /// What gets a model that reads the text: `chunktui setup --multilingual`,
 /// or once it is installed, naming it.
 fn multilingual_hint() -> String {
-    match super::model_choice::installed() {
+    match installed() {
         Some(_) => format!("--model {MULTILINGUAL_MODEL} uses the multilingual model"),
         None => "`chunktui setup --multilingual` installs a model that reads it".into(),
     }
+}
+
+/// The multilingual model's directory, when `chunktui setup --multilingual`
+/// has installed it (model.onnx and tokenizer.json are there).
+pub fn installed() -> Option<PathBuf> {
+    let dir = multilingual_dir()?;
+    (dir.join("model.onnx").is_file() && dir.join("tokenizer.json").is_file()).then_some(dir)
+}
+
+#[cfg(feature = "embed")]
+fn multilingual_dir() -> Option<PathBuf> {
+    crate::embed::multilingual_model_dir()
+}
+
+#[cfg(not(feature = "embed"))]
+fn multilingual_dir() -> Option<PathBuf> {
+    None
 }
 
 #[cfg(test)]

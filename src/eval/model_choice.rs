@@ -19,7 +19,7 @@
 //! ([`ModelChoice::apply`]), so an exported config names the model that was
 //! used and `chunktui chunk --config` gives the same chunks anywhere.
 
-use super::language::{text_language, TextLanguage};
+use super::language::{installed, text_language, TextLanguage};
 use crate::config::{ChunkConfig, DEFAULT_MODEL, MULTILINGUAL_MODEL};
 use std::path::PathBuf;
 
@@ -162,23 +162,6 @@ fn choose_model_with(
             ),
         ),
     }
-}
-
-/// The multilingual model's directory, when `chunktui setup --multilingual`
-/// has installed it (model.onnx and tokenizer.json are there).
-pub fn installed() -> Option<PathBuf> {
-    let dir = multilingual_dir()?;
-    (dir.join("model.onnx").is_file() && dir.join("tokenizer.json").is_file()).then_some(dir)
-}
-
-#[cfg(feature = "embed")]
-fn multilingual_dir() -> Option<PathBuf> {
-    crate::embed::multilingual_model_dir()
-}
-
-#[cfg(not(feature = "embed"))]
-fn multilingual_dir() -> Option<PathBuf> {
-    None
 }
 
 #[cfg(test)]
