@@ -12,6 +12,7 @@
 //!   shared, cached embedder, once per process.
 
 pub mod cache;
+mod graph;
 pub mod onnx;
 pub mod runtime;
 pub mod st_config;

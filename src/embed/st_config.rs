@@ -33,10 +33,23 @@
 //! wrong type) is an error naming the file and what to fix, not a silent
 //! default.
 
-use super::onnx::ModelOptions;
 use crate::error::{Error, Result};
 use serde_json::Value;
 use std::path::Path;
+
+/// Overrides for what the model directory says (or does not say).
+#[derive(Debug, Clone, Default)]
+pub struct ModelOptions {
+    /// Text put before every input, such as e5's `"query: "`.
+    pub prefix: Option<String>,
+    /// Largest input in tokens, specials included.
+    pub max_tokens: Option<usize>,
+    pub pooling: Option<Pooling>,
+    /// Texts per batch (default 32).
+    pub batch_size: Option<usize>,
+    /// Intra-op threads (default: available cores).
+    pub threads: Option<usize>,
+}
 
 /// One way of turning token vectors into one vector (sentence-transformers'
 /// `Pooling` modes, in the order it concatenates them).
@@ -293,7 +306,7 @@ pub fn read(dir: &Path, model_file: &Path, opts: &ModelOptions) -> Result<StConf
         Some(v) => whole(v, dir, "config.json", "max_position_embeddings")?,
         None => None,
     };
-    let (positions, positions_from) = match super::onnx::graph_positions(model_file) {
+    let (positions, positions_from) = match super::graph::graph_positions(model_file) {
         Some(rows) => (Some(usable_positions(rows)), "its position table in the ONNX graph"),
         None => (hf_positions.map(usable_positions), "config.json max_position_embeddings"),
     };
