@@ -93,10 +93,10 @@ impl Chunker {
         self.configured.chunk_each_in(&doc.text, structure, model.as_deref(), Control::none(), emit)
     }
 
-    /// Whether [`Chunker::chunk_document_each`] cuts `doc` without holding
-    /// the chunk list, chunks coming in text order.
-    pub fn streams(&self, doc: &Document) -> bool {
-        self.configured.streams(doc.structure.is_some())
+    /// Whether [`Chunker::chunk_document_each`] cuts without holding the
+    /// chunk list, chunks coming in text order.
+    pub fn streams(&self) -> bool {
+        self.configured.streams()
     }
 
     /// [`Chunker::chunk_document`] of a text and its structure (None: plain text).

@@ -418,7 +418,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
     let file = cmd.files[0].clone();
     let (config, doc, chunker) = prepare(&cmd.flags, &file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
-    let (s, lint, seconds) = if chunker.streams(&doc) {
+    let (s, lint, seconds) = if chunker.streams() {
         // Numbers and lint as the chunks are cut, the list never held: a
         // large file cut small makes more chunks than bytes. The time
         // includes counting them.

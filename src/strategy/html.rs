@@ -10,12 +10,12 @@
 //! has no headings: it is packed the same way from its paragraphs.
 
 use super::markdown::next_levels;
-use super::{Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
+use super::{sized, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::Result;
 use crate::extract::BlockKind;
-use crate::segment::push_trimmed;
+use crate::segment::{push_trimmed, EachRange};
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Packer, Sep, Separators};
 use std::ops::Range;
@@ -47,6 +47,16 @@ struct Sections {
 
 impl Strategy for Sections {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let mut chunks = Vec::new();
+        self.chunk_each(text, cx, &mut |c| chunks.push(c))?;
+        Ok(chunks)
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let index = cx.sizer.index(text)?;
         let blocks: Vec<(Range<usize>, BlockKind)> = match cx.structure {
             Some(s) if !s.blocks.is_empty() => s.blocks.iter().map(|b| (b.range.clone(), b.kind)).collect(),
@@ -54,7 +64,6 @@ impl Strategy for Sections {
         };
         let cut = Cut { text, index: &index, cfg: cx.config, seps: self };
         let levels = &cx.config.markdown.levels;
-        let mut chunks = Vec::new();
         // The open headings (level, title) and the path of the open section.
         let mut open: Vec<(u8, String)> = Vec::new();
         let mut path: Vec<String> = Vec::new();
@@ -63,7 +72,7 @@ impl Strategy for Sections {
             if let BlockKind::Heading(level) = kind {
                 let starts = levels.contains(&level);
                 if starts {
-                    cut.section(&std::mem::take(&mut section), &path, &mut chunks);
+                    cut.section(&std::mem::take(&mut section), &path, emit);
                 }
                 open.retain(|(l, _)| *l < level);
                 open.push((level, text[range.clone()].split_whitespace().collect::<Vec<_>>().join(" ")));
@@ -73,8 +82,8 @@ impl Strategy for Sections {
             }
             section.push((range, kind));
         }
-        cut.section(&section, &path, &mut chunks);
-        Ok(chunks)
+        cut.section(&section, &path, emit);
+        Ok(())
     }
 }
 
@@ -88,11 +97,17 @@ struct Cut<'a, 't> {
 
 impl Cut<'_, '_> {
     /// One chunk when the section fits, else its blocks packed.
-    fn section(&self, blocks: &[(Range<usize>, BlockKind)], path: &[String], chunks: &mut Vec<Chunk>) {
+    fn section(&self, blocks: &[(Range<usize>, BlockKind)], path: &[String], emit: &mut dyn FnMut(Chunk)) {
         let (Some(first), Some(last)) = (blocks.first(), blocks.last()) else { return };
         let (text, index, cfg) = (self.text, self.index, self.cfg);
         let whole = first.0.start..last.0.end;
-        let mut out = Vec::new();
+        let mut out = EachRange(|r: Range<usize>| {
+            let mut c = sized(r, index);
+            if !path.is_empty() {
+                c.meta.headings = path.to_vec();
+            }
+            emit(c);
+        });
         if index.size(whole.clone()) <= cfg.size {
             push_trimmed(text, whole, &mut out);
         } else {
@@ -107,11 +122,6 @@ impl Cut<'_, '_> {
                 });
             }
             packer.finish(&mut out);
-        }
-        for r in out {
-            let mut c = Chunk::new(r.clone(), index.size(r));
-            c.meta.headings = path.to_vec();
-            chunks.push(c);
         }
     }
 }

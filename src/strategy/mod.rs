@@ -230,14 +230,14 @@ impl Configured {
     }
 
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
-    /// chunks over in text order) for a text with or without structure.
-    pub fn streams(&self, structured: bool) -> bool {
-        !structured && !self.config.embed_text.enabled && self.strategy.streams()
+    /// chunks over in text order).
+    pub fn streams(&self) -> bool {
+        !self.config.embed_text.enabled && self.strategy.streams()
     }
 
-    /// [`Configured::chunk_in`], each chunk handed to `emit` in order. Plain
-    /// text without embed text is cut by [`Strategy::chunk_each`], holding no
-    /// chunk list where the strategy can.
+    /// [`Configured::chunk_in`], each chunk handed to `emit` in order. Without
+    /// embed text (which reads the whole list) it is cut by
+    /// [`Strategy::chunk_each`], holding no chunk list where the strategy can.
     pub fn chunk_each_in(
         &self,
         text: &str,
@@ -246,12 +246,19 @@ impl Configured {
         control: Control<'_>,
         emit: &mut dyn FnMut(Chunk),
     ) -> Result<()> {
-        if structure.is_some() || self.config.embed_text.enabled {
+        if self.config.embed_text.enabled {
             self.chunk_in(text, structure, model, control)?.into_iter().for_each(emit);
             return Ok(());
         }
         let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure };
-        self.strategy.chunk_each(text, &cx, emit)
+        match structure {
+            // Pages and element paths, as chunk_in gives them.
+            Some(s) => self.strategy.chunk_each(text, &cx, &mut |mut c| {
+                s.annotate(std::slice::from_mut(&mut c));
+                emit(c)
+            }),
+            None => self.strategy.chunk_each(text, &cx, emit),
+        }
     }
 
     /// Cut each of `ranges` of `text` on its own (see [`Strategy::chunk_within`]).

@@ -4,17 +4,24 @@
 //! `overlap_sentences` sentences when they fit. A single sentence over `size`
 //! is cut with the clause/word separators of the recursive strategy.
 
-use super::{ranges_to_chunks, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
+use super::{ranges_to_chunks, sized, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::Result;
-use crate::segment::{for_each_sentence, push_trimmed};
+use crate::segment::{for_each_sentence, push_trimmed, EachRange, RangeSink};
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Sep, Separators};
 use crate::strategy::Window;
 use std::ops::Range;
 
 pub fn chunk(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    chunk_into(text, index, cfg, &mut out);
+    out
+}
+
+/// [`chunk`], each range put in `out` as it is cut.
+pub fn chunk_into(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig, out: &mut dyn RangeSink) {
     let max_n = if cfg.sentence.max_sentences == 0 { usize::MAX } else { cfg.sentence.max_sentences };
     let keep = cfg.sentence.overlap_sentences.min(max_n.saturating_sub(1));
     let fallback = Separators(vec![
@@ -24,16 +31,15 @@ pub fn chunk(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig) -> Vec<Range<
         Sep::Grapheme,
     ]);
     let fits = |a: &Range<usize>, b: &Range<usize>| index.size(a.start..b.end) <= cfg.size;
-    let mut out = Vec::new();
     // The sentences of the open chunk, as they are read: never all of them.
     let mut open: Window<Range<usize>> = Window::new();
     for_each_sentence(text, 0..text.len(), |sent| {
         if index.size(sent.clone()) > cfg.size {
             if let (Some(f), Some(l)) = (open.as_slice().first(), open.as_slice().last()) {
-                push_trimmed(text, f.start..l.end, &mut out);
+                push_trimmed(text, f.start..l.end, out);
             }
             open.clear();
-            out.extend(recursive::chunk(text, index, &fallback, cfg.size, cfg.overlap, sent));
+            recursive::chunk_into(text, index, &fallback, cfg.size, cfg.overlap, sent, out);
             return;
         }
         let o = open.as_slice();
@@ -45,7 +51,7 @@ pub fn chunk(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig) -> Vec<Range<
             open.push(sent);
             return;
         }
-        out.push(first.start..o[o.len() - 1].end);
+        out.put(first.start..o[o.len() - 1].end);
         // Carry up to `keep` trailing sentences, as many as still fit with this one.
         let mut g = o.len().saturating_sub(keep).max(1);
         while g < o.len() && (!fits(&o[g], &sent) || o.len() - g + 1 > max_n) {
@@ -55,9 +61,8 @@ pub fn chunk(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig) -> Vec<Range<
         open.push(sent);
     });
     if let (Some(f), Some(l)) = (open.as_slice().first(), open.as_slice().last()) {
-        out.push(f.start..l.end);
+        out.put(f.start..l.end);
     }
-    out
 }
 
 pub const SPEC: Spec = Spec {
@@ -80,6 +85,16 @@ impl Strategy for Sentences {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
         let index = cx.sizer.index(text)?;
         Ok(ranges_to_chunks(chunk(text, &index, cx.config), &index))
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        let index = cx.sizer.index(text)?;
+        chunk_into(text, &index, cx.config, &mut EachRange(|r| emit(sized(r, &index))));
+        Ok(())
     }
 }
 

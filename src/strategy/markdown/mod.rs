@@ -10,11 +10,11 @@
 
 mod blocks;
 
-use super::{Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
+use super::{sized, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::Result;
-use crate::segment::{push_trimmed, trim_range};
+use crate::segment::{push_trimmed, trim_range, EachRange};
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Packer, Sep, Separators};
 use blocks::{Block, Kind};
@@ -69,6 +69,12 @@ impl Outline {
     /// clipped to it.
     fn chunk(&self, cut: &Cut<'_, '_>, range: Range<usize>) -> Vec<Chunk> {
         let mut chunks = Vec::new();
+        self.chunk_each(cut, range, &mut |c| chunks.push(c));
+        chunks
+    }
+
+    /// [`Outline::chunk`], each chunk handed to `emit` in order.
+    fn chunk_each(&self, cut: &Cut<'_, '_>, range: Range<usize>, emit: &mut dyn FnMut(Chunk)) {
         let ends_before = |s: &Section| self.blocks[s.blocks.end - 1].range.end <= range.start;
         let first = self.sections.partition_point(ends_before);
         for section in &self.sections[first..] {
@@ -80,9 +86,8 @@ impl Outline {
                 .map(|b| (b.range.start.max(range.start)..b.range.end.min(range.end), b.kind == Kind::Lines))
                 .filter(|(r, _)| !r.is_empty())
                 .collect();
-            cut.section(&clipped, &section.path, &mut chunks);
+            cut.section(&clipped, &section.path, emit);
         }
-        chunks
     }
 }
 
@@ -95,14 +100,25 @@ struct Cut<'a, 't> {
     cfg: &'a ChunkConfig,
 }
 
-impl Cut<'_, '_> {
+impl<'a, 't> Cut<'a, 't> {
+    fn new(text: &'a str, index: &'a SizeIndex<'t>, prose: &'a Separators, cfg: &'a ChunkConfig) -> Self {
+        let lines = Separators(vec![Sep::Line, Sep::Whitespace, Sep::Grapheme]);
+        Cut { text, index, prose, lines, cfg }
+    }
+
     /// A section within the size is one chunk; one over it is packed from
     /// its blocks (`true` = cut between lines), tagged with `path`.
-    fn section(&self, blocks: &[(Range<usize>, bool)], path: &[String], chunks: &mut Vec<Chunk>) {
+    fn section(&self, blocks: &[(Range<usize>, bool)], path: &[String], emit: &mut dyn FnMut(Chunk)) {
         let (Some(first), Some(last)) = (blocks.first(), blocks.last()) else { return };
         let (text, index, size, overlap) = (self.text, self.index, self.cfg.size, self.cfg.overlap);
         let whole = first.0.start..last.0.end;
-        let mut out = Vec::new();
+        let mut out = EachRange(|r: Range<usize>| {
+            let mut c = sized(r, index);
+            if !path.is_empty() {
+                c.meta.headings = path.to_vec();
+            }
+            emit(c);
+        });
         if index.size(trim_range(text, whole.clone())) <= size {
             push_trimmed(text, whole, &mut out);
         } else {
@@ -114,12 +130,6 @@ impl Cut<'_, '_> {
                 });
             }
             packer.finish(&mut out);
-        }
-        for r in out {
-            let size = index.size(r.clone());
-            let mut c = Chunk::new(r, size);
-            c.meta.headings = path.to_vec();
-            chunks.push(c);
         }
     }
 }
@@ -133,8 +143,7 @@ pub fn chunk_ranges(
     ranges: &[Range<usize>],
 ) -> Vec<Vec<Chunk>> {
     let outline = Outline::new(text, &cfg.markdown.levels);
-    let lines = Separators(vec![Sep::Line, Sep::Whitespace, Sep::Grapheme]);
-    let cut = Cut { text, index, prose, lines, cfg };
+    let cut = Cut::new(text, index, prose, cfg);
     ranges.iter().map(|r| outline.chunk(&cut, r.clone())).collect()
 }
 
@@ -165,6 +174,17 @@ struct Sections {
 impl Strategy for Sections {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
         Ok(chunk(text, &cx.sizer.index(text)?, &self.prose, cx.config))
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        let index = cx.sizer.index(text)?;
+        let outline = Outline::new(text, &cx.config.markdown.levels);
+        outline.chunk_each(&Cut::new(text, &index, &self.prose, cx.config), 0..text.len(), emit);
+        Ok(())
     }
 
     /// Parsed once for all ranges, so heading paths and fences are the
