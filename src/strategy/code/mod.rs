@@ -32,10 +32,12 @@ mod walk;
 pub use walk::MAX_PARSE_BYTES;
 
 use super::recursive::{self, Separators};
-use super::{ranges_to_chunks, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
+use super::{sized, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, RecursiveOptions, StrategyKind};
 use crate::error::{Error, Result};
+use crate::segment::EachRange;
+use std::ops::Range;
 
 /// The languages parsed with a tree-sitter grammar (`--language`), in the
 /// order the workbench's option key cycles them.
@@ -120,9 +122,25 @@ struct Fallback {
 
 impl Strategy for Fallback {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let mut chunks = Vec::new();
+        self.chunk_each(text, cx, &mut |c| chunks.push(c))?;
+        Ok(chunks)
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let index = cx.sizer.index(text)?;
-        let ranges = recursive::chunk(text, &index, &self.seps, cx.config.size, 0, 0..text.len());
-        Ok(ranges_to_chunks(apart(text, ranges), &index))
+        let mut end = 0;
+        let mut apart = EachRange(|r| {
+            if let Some(r) = after(text, &mut end, r) {
+                emit(sized(r, &index));
+            }
+        });
+        recursive::chunk_into(text, &index, &self.seps, cx.config.size, 0, 0..text.len(), &mut apart);
+        Ok(())
     }
 }
 
@@ -130,14 +148,18 @@ impl Strategy for Fallback {
 /// still repeat trailing pieces that measure nothing (a `}` is no word, and
 /// in tokens a piece can share a token with its neighbour); code chunks
 /// never repeat text, so each range starts where the one before ended.
-fn apart(text: &str, mut ranges: Vec<std::ops::Range<usize>>) -> Vec<std::ops::Range<usize>> {
+#[cfg(feature = "code")]
+fn apart(text: &str, ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
     let mut end = 0;
-    ranges.retain_mut(|r| {
-        *r = crate::segment::trim_range(text, r.start.max(end)..r.end.max(end));
-        end = end.max(r.end);
-        r.start < r.end
-    });
-    ranges
+    ranges.into_iter().filter_map(|r| after(text, &mut end, r)).collect()
+}
+
+/// [`apart`] one range at a time: `r` from `end` on, trimmed (None when
+/// nothing is left), `end` moved past it.
+fn after(text: &str, end: &mut usize, r: Range<usize>) -> Option<Range<usize>> {
+    let r = crate::segment::trim_range(text, r.start.max(*end)..r.end.max(*end));
+    *end = (*end).max(r.end);
+    (r.start < r.end).then_some(r)
 }
 
 fn shown_language(c: &ChunkConfig) -> String {
