@@ -203,7 +203,7 @@ fn the_workbench_picks_it_too_and_says_why() {
     let dir = common::Dir::new();
     let (doc, _) = zh_corpus(&dir, 3);
     let config = chunktui::ChunkConfig::default();
-    let open = chunktui::cli::args::OpenArgs::default();
+    let open = chunktui::tui::Options::default();
     let rect = ratatui::layout::Rect::new(0, 0, 120, 40);
     let setup = chunktui::tui::prepare(Path::new(&doc), config.clone(), &open, false, rect).unwrap();
     for p in &setup.model.panes {
@@ -216,7 +216,7 @@ fn the_workbench_picks_it_too_and_says_why() {
         setup.model.status.text
     );
     // --retriever wins.
-    let open = chunktui::cli::args::OpenArgs { retriever: Some("dense".into()), ..Default::default() };
+    let open = chunktui::tui::Options { retriever: Some("dense".into()), ..Default::default() };
     let setup = chunktui::tui::prepare(Path::new(&doc), config.clone(), &open, false, rect).unwrap();
     assert!(setup
         .model

@@ -231,7 +231,7 @@ fn the_workbench_picks_it_says_so_and_its_export_names_it() {
     let (config, named) = flags.resolve_named().unwrap();
     assert_eq!(named, None);
     let rect = ratatui::layout::Rect::new(0, 0, 120, 40);
-    let open = chunktui::cli::args::OpenArgs::default();
+    let open = chunktui::tui::Options::default();
     let setup = chunktui::tui::prepare_named(&root().join(ZH), config.clone(), named, &open, false, rect).unwrap();
     let pane = &setup.model.panes[0];
     assert_eq!(pane.config.semantic.model.as_deref(), Some(MULTI));

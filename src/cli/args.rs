@@ -72,6 +72,13 @@ pub struct OpenArgs {
     pub retriever: Option<String>,
 }
 
+impl From<&OpenArgs> for crate::tui::Options {
+    fn from(a: &OpenArgs) -> Self {
+        let OpenArgs { theme, keymap, compare, max_tokens, queries, retriever } = a.clone();
+        crate::tui::Options { theme, keymap, compare, max_tokens, queries, retriever }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Chunk a document and print the chunks (JSONL by default).

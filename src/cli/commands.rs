@@ -68,7 +68,7 @@ fn open(cli: Cli) -> Result<()> {
     let (config, named) = settings_named_for(&cli.flags, &file)?;
     // The workbench's exports (e, E) must never replace the document.
     crate::export::protect_input(Source::from_arg(&file));
-    crate::tui::run(&file, config, named, &cli.open, cli.flags.lossy)
+    crate::tui::run(&file, config, named, &(&cli.open).into(), cli.flags.lossy)
 }
 
 #[cfg(not(feature = "tui"))]

@@ -25,7 +25,6 @@ pub mod update;
 pub mod view;
 pub mod worker;
 
-use crate::cli::args::OpenArgs;
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
@@ -38,6 +37,24 @@ use std::path::Path;
 use theme::Theme;
 use worker::Runtime;
 
+/// How the workbench is opened besides the document and its settings: what
+/// `chunktui FILE`'s flags say (the CLI fills it from its own `OpenArgs`).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Colour theme: dark, light, high-contrast, or a path to a theme TOML file.
+    pub theme: Option<String>,
+    /// Key bindings file (TOML: "key" = "action").
+    pub keymap: Option<std::path::PathBuf>,
+    /// Second configuration for pane B.
+    pub compare: Option<std::path::PathBuf>,
+    /// The embedding model's input limit in tokens.
+    pub max_tokens: Option<usize>,
+    /// Questions with known answers, scored after every change.
+    pub queries: Option<std::path::PathBuf>,
+    /// Retriever of the probe and the queries panel: dense, bm25 or hybrid.
+    pub retriever: Option<String>,
+}
+
 /// Everything the workbench needs before the terminal is touched; errors here
 /// are printed by `main` as one line (exit 2) on a normal screen.
 pub struct Setup {
@@ -47,7 +64,7 @@ pub struct Setup {
 
 /// [`prepare_named`] for a config that names its embedding model if it
 /// holds one (`semantic.model`), else gets the one for the document's language.
-pub fn prepare(file: &Path, config: ChunkConfig, open: &OpenArgs, lossy: bool, screen: Rect) -> Result<Setup> {
+pub fn prepare(file: &Path, config: ChunkConfig, open: &Options, lossy: bool, screen: Rect) -> Result<Setup> {
     let named = config.semantic.model.is_some().then_some(ModelSource::Config);
     prepare_named(file, config, named, open, lossy, screen)
 }
@@ -59,7 +76,7 @@ pub fn prepare_named(
     file: &Path,
     mut config: ChunkConfig,
     named: Option<ModelSource>,
-    open: &OpenArgs,
+    open: &Options,
     lossy: bool,
     screen: Rect,
 ) -> Result<Setup> {
@@ -117,7 +134,7 @@ pub fn prepare_named(
     Ok(Setup { model, theme })
 }
 
-pub fn run(file: &Path, config: ChunkConfig, named: Option<ModelSource>, open: &OpenArgs, lossy: bool) -> Result<()> {
+pub fn run(file: &Path, config: ChunkConfig, named: Option<ModelSource>, open: &Options, lossy: bool) -> Result<()> {
     let (w, h) = crossterm::terminal::size().unwrap_or((80, 24));
     let Setup { mut model, theme } = prepare_named(file, config, named, open, lossy, Rect::new(0, 0, w, h))?;
     let mut rt = Runtime::new(theme.syntect.clone());

@@ -316,11 +316,11 @@ fn the_command_line_picks_the_grammar_by_extension() {
 #[cfg(feature = "tui")]
 #[test]
 fn the_workbench_gives_both_panes_the_files_grammar() {
-    use chunktui::cli::args::OpenArgs;
+    use chunktui::tui::Options;
     let dir = common::Dir::new();
     let file = dir.write("searcher.ts", b"export class Searcher {\n  find(word: string) { return word; }\n}\n");
     let b = ChunkConfig { strategy: StrategyKind::Code, ..ChunkConfig::default() };
-    let open = OpenArgs { compare: Some(dir.write("b.toml", b.to_toml().as_bytes()).into()), ..OpenArgs::default() };
+    let open = Options { compare: Some(dir.write("b.toml", b.to_toml().as_bytes()).into()), ..Options::default() };
     let a = code_config(Some("typescript"), Unit::Chars, 100);
     let screen = ratatui::layout::Rect::new(0, 0, 80, 24);
     let setup = chunktui::tui::prepare(Path::new(&file), a, &open, false, screen).unwrap();
