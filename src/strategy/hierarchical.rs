@@ -184,9 +184,7 @@ struct Entry {
 
 impl Strategy for Hierarchical {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
-        let mut all = Vec::new();
-        self.chunk_each(text, cx, &mut |c| all.push(c))?;
-        Ok(all)
+        super::collect_each(self, text, cx)
     }
 
     /// Every level is cut before the first chunk is handed over, so errors

@@ -371,6 +371,14 @@ pub fn ranges_to_chunks(ranges: Vec<Range<usize>>, index: &SizeIndex<'_>) -> Vec
     ranges.into_iter().map(|r| sized(r, index)).collect()
 }
 
+/// The chunks [`Strategy::chunk_each`] hands over, as a list: `chunk` for
+/// the strategies whose cutting is written once, as `chunk_each`.
+pub fn collect_each(strategy: &dyn Strategy, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+    let mut chunks = Vec::new();
+    strategy.chunk_each(text, cx, &mut |c| chunks.push(c))?;
+    Ok(chunks)
+}
+
 /// The chunk of range `r`, measured with `index`.
 pub fn sized(r: Range<usize>, index: &SizeIndex<'_>) -> Chunk {
     let size = index.size(r.clone());

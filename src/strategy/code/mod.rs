@@ -122,9 +122,7 @@ struct Fallback {
 
 impl Strategy for Fallback {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
-        let mut chunks = Vec::new();
-        self.chunk_each(text, cx, &mut |c| chunks.push(c))?;
-        Ok(chunks)
+        super::collect_each(self, text, cx)
     }
 
     fn streams(&self) -> bool {
