@@ -43,6 +43,7 @@ impl Chunker {
     /// Validate the config and load what it names (tokenizer, separators).
     /// A model is loaded on first use, not here.
     pub fn new(config: &ChunkConfig) -> Result<Self> {
+        config.validate()?;
         Ok(Chunker { configured: Configured::new(config)?, embedder: None })
     }
 
@@ -88,8 +89,13 @@ impl Chunker {
     /// is cut. Where the strategy can ([`Chunker::streams`]), no chunk list is
     /// held: statistics over a large file cut small stay small.
     pub fn chunk_document_each(&self, doc: &Document, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
-        let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
         let structure = doc.structure.as_deref();
+        if self.config.embed_text.enabled {
+            // Embed text reads the whole list (a chunk's context, fitting).
+            self.chunk_structured(&doc.text, structure, Control::none())?.into_iter().for_each(emit);
+            return Ok(());
+        }
+        let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
         self.configured.chunk_each_in(&doc.text, structure, model.as_deref(), Control::none(), emit)
     }
 
@@ -107,7 +113,8 @@ impl Chunker {
         control: Control<'_>,
     ) -> Result<Vec<Chunk>> {
         let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
-        self.configured.chunk_in(text, structure, model.as_deref(), control)
+        let chunks = self.configured.chunk_in(text, structure, model.as_deref(), control)?;
+        crate::contextual::attach(chunks, text, &self.configured)
     }
 
     /// The size of `text` in the configured unit.

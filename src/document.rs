@@ -8,9 +8,8 @@ use crate::error::{Error, Result};
 use crate::extract::{self, Structure};
 use crate::input::{Cap, Source};
 use crate::size::CharIndex;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -204,42 +203,6 @@ fn line_col(prefix: &[u8]) -> (usize, usize) {
     (line, col)
 }
 
-/// `assets/languages.toml`: document kind and code language by extension,
-/// each as name → extensions (how the file reads best).
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ExtensionsAsset {
-    kind: HashMap<DocKind, Vec<String>>,
-    language: HashMap<String, Vec<String>>,
-    grammar: HashMap<String, Vec<String>>,
-}
-
-/// The asset turned around for lookups: extension → kind, extension →
-/// language, extension → tree-sitter grammar.
-struct Extensions {
-    kind: HashMap<String, DocKind>,
-    language: HashMap<String, String>,
-    grammar: HashMap<String, String>,
-}
-
-const LANGUAGES_ASSET: &str = include_str!("../assets/languages.toml");
-
-fn extensions() -> &'static Extensions {
-    static EXTENSIONS: OnceLock<Extensions> = OnceLock::new();
-    EXTENSIONS.get_or_init(|| {
-        let asset: ExtensionsAsset = toml::from_str(LANGUAGES_ASSET).expect("assets/languages.toml is valid");
-        Extensions {
-            kind: by_extension(asset.kind),
-            language: by_extension(asset.language),
-            grammar: by_extension(asset.grammar),
-        }
-    })
-}
-
-fn by_extension<V: Clone>(table: HashMap<V, Vec<String>>) -> HashMap<String, V> {
-    table.into_iter().flat_map(|(value, exts)| exts.into_iter().map(move |e| (e, value.clone()))).collect()
-}
-
 impl DocKind {
     pub fn from_path(path: &Path, text: &str) -> Self {
         Self::from_extension(path).unwrap_or_else(|| DocKind::sniff(text))
@@ -247,8 +210,14 @@ impl DocKind {
 
     /// The kind `assets/languages.toml` gives the file's extension, if any.
     pub fn from_extension(path: &Path) -> Option<Self> {
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-        extensions().kind.get(&ext).copied()
+        let ext = path.extension().and_then(|e| e.to_str())?;
+        Some(match crate::languages::kind(ext)? {
+            "markdown" => DocKind::Markdown,
+            "html" => DocKind::Html,
+            "code" => DocKind::Code,
+            "pdf" => DocKind::Pdf,
+            _ => DocKind::Text,
+        })
     }
 
     fn sniff(text: &str) -> Self {
@@ -265,20 +234,14 @@ impl DocKind {
     /// The code language of a source file, by extension (for separator presets
     /// and syntax highlighting).
     pub fn language(path: &Path) -> Option<&'static str> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        extensions().language.get(&ext).map(String::as_str)
+        crate::languages::language(path.extension()?.to_str()?)
     }
 
     /// The tree-sitter grammar of a source file, by extension (for the
     /// `code` strategy's `--language`).
     pub fn grammar(path: &Path) -> Option<&'static str> {
-        grammar_of_extension(path.extension()?.to_str()?)
+        crate::languages::grammar(path.extension()?.to_str()?)
     }
-}
-
-/// The tree-sitter grammar `assets/languages.toml` gives an extension (no dot).
-pub fn grammar_of_extension(ext: &str) -> Option<&'static str> {
-    extensions().grammar.get(&ext.to_ascii_lowercase()).map(String::as_str)
 }
 
 /// Converts byte offsets to Unicode code-point offsets (what Python indexes with).
@@ -298,15 +261,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn languages_asset_names_each_extension_once_and_only_known_presets() {
-        let asset: ExtensionsAsset = toml::from_str(LANGUAGES_ASSET).unwrap();
-        let kinds = asset.kind.values().map(Vec::len).sum::<usize>();
-        let languages = asset.language.values().map(Vec::len).sum::<usize>();
-        assert_eq!(extensions().kind.len(), kinds, "an extension has two kinds");
-        assert_eq!(extensions().language.len(), languages, "an extension has two languages");
-        for language in asset.language.keys() {
-            assert!(crate::strategy::recursive::preset_names().contains(&language.as_str()), "no preset '{language}'");
-        }
+    fn kinds_and_languages_by_extension() {
         let kind = |name: &str| DocKind::from_path(Path::new(name), "plain words");
         assert_eq!(kind("a.MD"), DocKind::Markdown);
         assert_eq!(kind("a.xhtml"), DocKind::Html);
@@ -320,13 +275,7 @@ mod tests {
     }
 
     #[test]
-    fn grammars_are_code_languages_and_tell_typescript_and_cpp_apart() {
-        let asset: ExtensionsAsset = toml::from_str(LANGUAGES_ASSET).unwrap();
-        let grammars = asset.grammar.values().map(Vec::len).sum::<usize>();
-        assert_eq!(extensions().grammar.len(), grammars, "an extension has two grammars");
-        for grammar in asset.grammar.keys() {
-            assert!(crate::strategy::code::LANGUAGES.contains(&grammar.as_str()), "no code language '{grammar}'");
-        }
+    fn grammars_tell_typescript_and_cpp_apart() {
         assert_eq!(DocKind::grammar(Path::new("x.TS")), Some("typescript"));
         assert_eq!(DocKind::grammar(Path::new("x.tsx")), Some("tsx"));
         assert_eq!(DocKind::grammar(Path::new("x.hpp")), Some("cpp"));

@@ -30,12 +30,15 @@ pub mod eval;
 pub mod export;
 pub mod extract;
 pub mod input;
+pub mod io;
+pub mod languages;
 pub mod lint;
 pub mod protect;
 pub mod segment;
 pub mod size;
 pub mod stats;
 pub mod strategy;
+pub mod validate;
 
 #[cfg(feature = "embed")]
 pub mod embed;
@@ -48,7 +51,8 @@ pub mod tui;
 
 pub use chunk::{Chunk, ChunkMeta};
 pub use chunker::Chunker;
-pub use config::{ChunkConfig, StrategyKind, Unit};
+pub use config::{ChunkConfig, StrategyKind};
 pub use document::{DocKind, Document};
 pub use error::{Error, Result};
+pub use size::Unit;
 pub use stats::Stats;

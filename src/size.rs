@@ -3,12 +3,48 @@
 //! range?" in O(log n), so strategies can try many candidate ranges without
 //! re-tokenizing or re-scanning text. The document is tokenized once.
 
-use crate::config::Unit;
 use crate::error::{Error, Result};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
+
+// What sizes count (the config's `unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// Unicode code points (Python's `len(str)`).
+    Chars,
+    /// Unicode (UAX #29) words; each CJK ideograph counts as one word.
+    Words,
+    /// Tokens of the configured tokenizer.
+    Tokens,
+}
+
+impl Unit {
+    pub const ALL: [Unit; 3] = [Unit::Chars, Unit::Words, Unit::Tokens];
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Chars => "chars",
+            Unit::Words => "words",
+            Unit::Tokens => "tokens",
+        }
+    }
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "chars" | "characters" | "char" => Ok(Unit::Chars),
+            "words" | "word" => Ok(Unit::Words),
+            "tokens" | "token" => Ok(Unit::Tokens),
+            _ => Err(Error::config(format!("unknown unit '{name}': use chars, words or tokens"))),
+        }
+    }
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Tokenizers that work offline with no file.
 pub const BUILTIN_TOKENIZERS: [&str; 2] = ["cl100k_base", "o200k_base"];

@@ -16,6 +16,7 @@ mod graph;
 pub mod onnx;
 pub mod runtime;
 pub mod st_config;
+pub mod windows;
 
 use crate::config::{DEFAULT_MODEL, MULTILINGUAL_MODEL};
 use crate::embedding::Embedder;

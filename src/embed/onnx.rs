@@ -410,7 +410,7 @@ impl Embedder for OnnxEmbedder {
         let ids = enc.get_ids().to_vec();
         let spans: Vec<(usize, usize)> = enc.get_offsets().to_vec();
         let room = self.info.max_tokens.saturating_sub(self.head.len() + self.tail.len()).max(8);
-        let windows = crate::strategy::late::windows(ids.len(), room, room / 4);
+        let windows = super::windows::windows(ids.len(), room, room / 4);
         let mut dim = 0;
         let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
         for (w, win) in windows.iter().enumerate() {

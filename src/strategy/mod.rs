@@ -20,9 +20,12 @@ pub mod markdown;
 pub mod recursive;
 pub mod semantic;
 pub mod sentence;
+pub mod settings;
 pub mod table;
 
-pub use table::StrategyKind;
+pub use crate::config::StrategyKind;
+pub use settings::check;
+pub use table::register;
 
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, Unit};
@@ -162,6 +165,25 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// A row with every setting at its plainest (no model, size a limit in
+    /// `unit`, overlap in `unit`, no options): a strategy from outside the
+    /// crate fills in its name and help and changes what differs.
+    pub const fn new(build: fn(&ChunkConfig) -> Result<Box<dyn Strategy>>) -> Spec {
+        Spec {
+            name: "",
+            help: "",
+            needs_model: false,
+            size: SizeRule::Limit,
+            overlap: OverlapRule::Units,
+            has_threshold: false,
+            forces_unit: None,
+            options: &[],
+            option: None,
+            recut: None,
+            build,
+        }
+    }
+
     pub fn promises_size_limit(&self) -> bool {
         self.size == SizeRule::Limit
     }
@@ -193,13 +215,15 @@ impl std::fmt::Debug for Configured {
 }
 
 impl Configured {
-    /// Normalise and validate the config, load its tokenizer, build its strategy.
+    /// Normalise the config and check what the strategies read (not lint's or
+    /// embed text's settings: [`ChunkConfig::validate`] checks the whole),
+    /// load its tokenizer, build its strategy.
     pub fn new(config: &ChunkConfig) -> Result<Self> {
         // Before anything copies or compiles a separator list.
         check_separator_limits(config)?;
         let mut config = config.clone();
         config.normalize();
-        config.validate()?;
+        check(&config)?;
         let sizer = Sizer::for_unit(config.unit, &config.tokenizer)?;
         let strategy = (config.strategy.spec().build)(&config)?.into();
         Ok(Configured { config, sizer, strategy })
@@ -212,7 +236,8 @@ impl Configured {
 
     /// [`Configured::chunk`] of extracted text, with its structure for the
     /// strategies that read it; every chunk gets `meta.element` / `meta.pages`
-    /// from the structure, whatever the strategy.
+    /// from the structure, whatever the strategy. Embed text is not attached
+    /// here: [`crate::Chunker`] does that over the whole list.
     pub fn chunk_in(
         &self,
         text: &str,
@@ -226,7 +251,7 @@ impl Configured {
         if let Some(s) = structure {
             s.annotate(&mut chunks);
         }
-        crate::contextual::attach(chunks, text, self)
+        Ok(chunks)
     }
 
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
@@ -235,9 +260,8 @@ impl Configured {
         !self.config.embed_text.enabled && self.strategy.streams()
     }
 
-    /// [`Configured::chunk_in`], each chunk handed to `emit` in order. Without
-    /// embed text (which reads the whole list) it is cut by
-    /// [`Strategy::chunk_each`], holding no chunk list where the strategy can.
+    /// [`Configured::chunk_in`], each chunk handed to `emit` in order, cut by
+    /// [`Strategy::chunk_each`]: no chunk list is held where the strategy can.
     pub fn chunk_each_in(
         &self,
         text: &str,
@@ -246,10 +270,6 @@ impl Configured {
         control: Control<'_>,
         emit: &mut dyn FnMut(Chunk),
     ) -> Result<()> {
-        if self.config.embed_text.enabled {
-            self.chunk_in(text, structure, model, control)?.into_iter().for_each(emit);
-            return Ok(());
-        }
         let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure };
         match structure {
             // Pages and element paths, as chunk_in gives them.

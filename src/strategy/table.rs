@@ -1,31 +1,22 @@
 //! The strategy table: one row per strategy, in the order the workbench
 //! cycles them and `--help` lists them. A row names the kind and the
-//! strategy's [`Spec`]; the macro makes the [`StrategyKind`] enum, its list
-//! and its lookup from the rows, so the compiler checks that every kind has a
-//! spec and every spec a kind.
+//! strategy's [`Spec`]; the match is exhaustive, so the compiler checks that
+//! every built-in kind has a spec. Strategies from outside the crate add
+//! their row with [`register`] and are found the same way.
 
 use super::Spec;
-use crate::error::{Error, Result};
+use crate::config::StrategyKind;
+use crate::error::Result;
+use std::sync::RwLock;
 
 macro_rules! strategy_table {
     ($($kind:ident => $spec:path,)*) => {
-        /// Which strategy a config uses. See [`StrategyKind::spec`].
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum StrategyKind {
-            $($kind,)*
-        }
-
         impl StrategyKind {
-            /// Every strategy, in table order.
-            pub const ALL: &'static [StrategyKind] = &[$(StrategyKind::$kind,)*];
-
-            /// Every strategy's name, in table order.
-            pub const NAMES: &'static [&'static str] = &[$($spec.name,)*];
-
             /// This strategy's row of the table.
             pub fn spec(self) -> &'static Spec {
                 match self {
                     $(StrategyKind::$kind => &$spec,)*
+                    StrategyKind::Custom(_) => registered(self),
                 }
             }
         }
@@ -53,16 +44,6 @@ strategy_table! {
 }
 
 impl StrategyKind {
-    pub fn name(self) -> &'static str {
-        self.spec().name
-    }
-
-    pub fn parse(name: &str) -> Result<Self> {
-        StrategyKind::ALL.iter().copied().find(|k| k.name() == name).ok_or_else(|| {
-            Error::config(format!("unknown strategy '{name}': use one of {}", StrategyKind::NAMES.join(", ")))
-        })
-    }
-
     /// Strategies that need an embedding model.
     pub fn needs_model(self) -> bool {
         self.spec().needs_model
@@ -74,50 +55,57 @@ impl StrategyKind {
     }
 }
 
-impl std::fmt::Display for StrategyKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
+/// Rows registered from outside the crate, in registration order.
+static REGISTERED: RwLock<Vec<&'static Spec>> = RwLock::new(Vec::new());
+
+/// Add a strategy to the table: from then on a config (or `--strategy`)
+/// may name `spec.name`, and everything that reads the table offers it — the
+/// CLI's commands, lint, eval, sweep and the workbench's strategy cycle. The
+/// name must be new and lower-case kebab-case. Register before parsing
+/// configs or command lines that name it; rows live as long as the program.
+///
+/// ```
+/// use chunktui::strategy::{self, Context, OverlapRule, SizeRule, Spec, Strategy};
+/// use chunktui::{Chunk, ChunkConfig, Chunker, Result};
+///
+/// /// One chunk per line.
+/// struct Lines;
+/// impl Strategy for Lines {
+///     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+///         let index = cx.sizer.index(text)?;
+///         let mut start = 0;
+///         Ok(text.split_inclusive('\n').map(|line| {
+///             let range = start..start + line.trim_end().len();
+///             start += line.len();
+///             strategy::sized(range, &index)
+///         }).filter(|c| !c.range.is_empty()).collect())
+///     }
+/// }
+///
+/// let kind = strategy::register(Spec {
+///     name: "doc-lines",
+///     help: "one chunk per line",
+///     size: SizeRule::Ignored,
+///     overlap: OverlapRule::None,
+///     ..Spec::new(|_config| Ok(Box::new(Lines)))
+/// })
+/// .unwrap();
+/// let config = ChunkConfig { strategy: kind, ..ChunkConfig::default() };
+/// let chunks = Chunker::new(&config).unwrap().chunk("one\ntwo\n").unwrap();
+/// assert_eq!(chunks.len(), 2);
+/// ```
+pub fn register(spec: Spec) -> Result<StrategyKind> {
+    let mut rows = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    let kind = StrategyKind::register(spec.name)?;
+    rows.push(Box::leak(Box::new(spec)));
+    Ok(kind)
 }
 
-/// In the config's JSON Schema: one of the table's names.
-impl schemars::JsonSchema for StrategyKind {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "StrategyKind".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "description": "How the text is cut: one of the strategy table's names (see `chunktui chunk --help`).",
-            "enum": StrategyKind::NAMES,
-        })
-    }
-}
-
-impl serde::Serialize for StrategyKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for StrategyKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = StrategyKind;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a strategy name")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<StrategyKind, E> {
-                StrategyKind::ALL
-                    .iter()
-                    .copied()
-                    .find(|k| k.name() == v)
-                    .ok_or_else(|| E::unknown_variant(v, StrategyKind::NAMES))
-            }
-        }
-        d.deserialize_str(Name)
-    }
+/// The registered row of a custom kind (registration made both together).
+fn registered(kind: StrategyKind) -> &'static Spec {
+    let rows = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    let name = kind.name();
+    rows.iter().copied().find(|s| s.name == name).expect("a custom kind is made only by registering its row")
 }
 
 #[cfg(test)]
@@ -125,18 +113,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_unique_kebab_case_and_parse_back() {
-        for (i, &kind) in StrategyKind::ALL.iter().enumerate() {
-            let name = kind.name();
-            assert_eq!(StrategyKind::NAMES[i], name);
-            assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{name}");
-            assert_eq!(StrategyKind::parse(name).unwrap(), kind);
-            assert!(!kind.spec().help.is_empty() && !kind.spec().help.contains('\n'), "{name}: one-line help");
+    fn every_row_is_named_as_its_kind_with_one_line_of_help() {
+        for &kind in StrategyKind::ALL {
+            assert_eq!(kind.spec().name, kind.name());
+            assert!(!kind.spec().help.is_empty() && !kind.spec().help.contains('\n'), "{kind}: one-line help");
         }
-        let mut names = StrategyKind::NAMES.to_vec();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), StrategyKind::ALL.len());
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub const SPEC: Spec = Spec {
 pub fn grammar_name(language: &str) -> Option<&'static str> {
     let language = language.trim().to_ascii_lowercase();
     let language = language.trim_start_matches('.');
-    LANGUAGES.iter().copied().find(|&l| l == language).or_else(|| crate::document::grammar_of_extension(language))
+    LANGUAGES.iter().copied().find(|&l| l == language).or_else(|| crate::languages::grammar(language))
 }
 
 fn build(c: &ChunkConfig) -> Result<Box<dyn Strategy>> {

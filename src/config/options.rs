@@ -1,0 +1,281 @@
+//! The option tables of a config, one per strategy family (`[recursive]`,
+//! `[sentence]`, `[semantic]`, ...), plus `[embed_text]` and `[lint]`.
+
+use super::StrategyKind;
+use serde::{Deserialize, Serialize};
+
+/// Separators for `recursive`: a named preset or an explicit list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecursiveOptions {
+    /// `english`, `chinese`, `markdown`, `rust`, `python`, `javascript`, `go`,
+    /// `java`, `c`, `code`; ignored when `separators` is set.
+    pub preset: String,
+    /// Custom separators in priority order. `""` means "between characters".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub separators: Option<Vec<String>>,
+    /// Treat `separators` as regular expressions.
+    pub is_regex: bool,
+}
+
+impl Default for RecursiveOptions {
+    fn default() -> Self {
+        RecursiveOptions { preset: "english".into(), separators: None, is_regex: false }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SentenceOptions {
+    /// Pack at most this many sentences into a chunk (0 = only the size limit).
+    pub max_sentences: usize,
+    /// Repeat this many trailing sentences at the start of the next chunk.
+    pub overlap_sentences: usize,
+}
+
+impl Default for SentenceOptions {
+    fn default() -> Self {
+        SentenceOptions { max_sentences: 0, overlap_sentences: 1 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct MarkdownOptions {
+    /// Heading levels that start a new chunk (1 = `#`; the html strategy reads them too: 1 = `<h1>`).
+    pub levels: Vec<u8>,
+}
+
+impl Default for MarkdownOptions {
+    fn default() -> Self {
+        MarkdownOptions { levels: vec![1, 2, 3] }
+    }
+}
+
+/// Keep-separator modes of LangChain's splitters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum KeepSeparator {
+    Bool(bool),
+    Side(SeparatorSide),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SeparatorSide {
+    Start,
+    End,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct LangchainOptions {
+    /// `CharacterTextSplitter(separator=...)`.
+    pub separator: String,
+    /// Separators for `RecursiveCharacterTextSplitter`; `None` = LangChain's
+    /// defaults `["\n\n", "\n", " ", ""]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub separators: Option<Vec<String>>,
+    /// `None` = the splitter's own default (false for character, true for recursive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_separator: Option<KeepSeparator>,
+    pub is_separator_regex: bool,
+    pub strip_whitespace: bool,
+    /// Headers for `MarkdownHeaderTextSplitter`, as (marker, name) pairs.
+    pub headers: Vec<(String, String)>,
+    pub strip_headers: bool,
+    pub return_each_line: bool,
+}
+
+impl Default for LangchainOptions {
+    fn default() -> Self {
+        LangchainOptions {
+            separator: "\n\n".into(),
+            separators: None,
+            keep_separator: None,
+            is_separator_regex: false,
+            strip_whitespace: true,
+            headers: vec![
+                ("#".into(), "Header 1".into()),
+                ("##".into(), "Header 2".into()),
+                ("###".into(), "Header 3".into()),
+            ],
+            strip_headers: true,
+            return_each_line: false,
+        }
+    }
+}
+
+/// Threshold types for semantic breakpoints (LangChain's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ThresholdType {
+    Percentile,
+    StandardDeviation,
+    Interquartile,
+    Gradient,
+    /// An absolute cosine-distance threshold.
+    Absolute,
+}
+
+impl ThresholdType {
+    pub const ALL: [ThresholdType; 5] = [
+        ThresholdType::Percentile,
+        ThresholdType::StandardDeviation,
+        ThresholdType::Interquartile,
+        ThresholdType::Gradient,
+        ThresholdType::Absolute,
+    ];
+
+    /// The name in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThresholdType::Percentile => "percentile",
+            ThresholdType::StandardDeviation => "standard_deviation",
+            ThresholdType::Interquartile => "interquartile",
+            ThresholdType::Gradient => "gradient",
+            ThresholdType::Absolute => "absolute",
+        }
+    }
+
+    /// The amount used when `semantic.threshold` is left out (LangChain's defaults).
+    pub fn default_amount(self) -> f64 {
+        match self {
+            ThresholdType::Percentile | ThresholdType::Gradient => 95.0,
+            ThresholdType::StandardDeviation => 3.0,
+            ThresholdType::Interquartile => 1.5,
+            ThresholdType::Absolute => 0.3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SemanticOptions {
+    /// Model directory (ONNX export + tokenizer.json), or the name of one
+    /// `chunktui setup` installs (`all-MiniLM-L6-v2-int8`,
+    /// `multilingual-e5-small-q4`); `None` = by the document's language:
+    /// the multilingual model, when installed, for text that is not English,
+    /// else the default model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub threshold_type: ThresholdType,
+    /// Meaning depends on `threshold_type` (percentile: 0-100, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// Sentences on each side joined to a sentence before embedding.
+    pub buffer_size: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number_of_chunks: Option<usize>,
+    /// Minimum chunk size in `unit` (0 = none).
+    pub min_size: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sentence_split_regex: Option<String>,
+    /// Boundaries for `late` chunking come from this strategy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub late_boundaries: Option<StrategyKind>,
+    /// Text put before every model input (e5 models want `"query: "`);
+    /// `None` = read from the model directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// The model's largest input in tokens; `None` = read from the model
+    /// directory (`sentence_bert_config.json`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+}
+
+impl Default for SemanticOptions {
+    fn default() -> Self {
+        SemanticOptions {
+            model: None,
+            threshold_type: ThresholdType::Percentile,
+            threshold: None,
+            buffer_size: 1,
+            number_of_chunks: None,
+            min_size: 0,
+            sentence_split_regex: None,
+            late_boundaries: None,
+            prefix: None,
+            max_tokens: None,
+        }
+    }
+}
+
+/// Contextual text (`[embed_text]`): next to each chunk's text, the text a
+/// pipeline should embed — the chunk's heading path, enclosing code symbols
+/// or pages first — with its own size, so that what is embedded can be
+/// held to the size limit (see [`crate::contextual`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmbedTextOptions {
+    /// Emit `embed_text` with every chunk (`--embed-text`).
+    #[serde(default)]
+    pub enabled: bool,
+    /// `size` limits `embed_text`, not just the text: a chunk that its
+    /// context pushes over is cut again (`--embed-text-fit`; implies `enabled`).
+    #[serde(default)]
+    pub fit: bool,
+}
+
+/// Settings of the `hierarchical` strategy (see [`crate::strategy::hierarchical`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct HierarchicalOptions {
+    /// The size of each level in `unit`, largest first (`[2048, 512, 128]`);
+    /// empty: `size`, `size / 4`, `size / 16`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<usize>,
+    /// The strategy that cuts each level (any that needs no model).
+    pub base: StrategyKind,
+}
+
+impl Default for HierarchicalOptions {
+    fn default() -> Self {
+        HierarchicalOptions { levels: Vec::new(), base: StrategyKind::Recursive }
+    }
+}
+
+/// The `code` strategy.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodeOptions {
+    /// The tree-sitter grammar: rust, python, javascript, typescript, tsx,
+    /// go, java, c, cpp (or a file extension such as `ts`). `None` or another
+    /// language: the recursive splitter with a code preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+}
+
+/// Chunk lint (see [`crate::lint`]): which rules report, and the model
+/// limit over-model-limit holds chunks to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct LintOptions {
+    /// Rules switched off, by name: mid-sentence, split-fence, split-table,
+    /// orphan-heading, tiny-fragment, over-model-limit.
+    pub off: Vec<String>,
+    /// over-model-limit: the embedding model's largest input in tokens,
+    /// special tokens included; `None` = `semantic.max_tokens`, else the
+    /// default model's (256).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+}
+
+macro_rules! is_default {
+    ($($t:ty),*) => {$(
+        impl $t {
+            pub fn is_default(&self) -> bool { *self == Self::default() }
+        }
+    )*};
+}
+is_default!(
+    RecursiveOptions,
+    SentenceOptions,
+    MarkdownOptions,
+    LangchainOptions,
+    SemanticOptions,
+    EmbedTextOptions,
+    HierarchicalOptions,
+    CodeOptions,
+    LintOptions
+);

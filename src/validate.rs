@@ -1,0 +1,35 @@
+//! The whole-config check: every problem of a config, one per line, from
+//! each part that reads it (the strategy's settings, embed text, lint), and
+//! loading a config file with it. Above strategy, lint and contextual, so
+//! none of them needs to know about the others' settings.
+
+use crate::config::ChunkConfig;
+use crate::error::{Error, Result};
+use std::path::Path;
+
+impl ChunkConfig {
+    /// Check the settings and explain every problem found, one per line:
+    /// the strategies' ([`ChunkConfig::strategy_problems`]), embed text's
+    /// fit and lint's.
+    pub fn validate(&self) -> Result<()> {
+        let mut problems = self.strategy_problems();
+        if let Some(problem) = crate::contextual::fit_problem(self) {
+            problems.push(problem);
+        }
+        crate::lint::problems(self, &mut problems);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::config(problems.join("\n")))
+        }
+    }
+
+    /// Read a config file (TOML, or JSON for `.json`), then validate it.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = crate::input::read_text_capped(path, &crate::input::Cap::settings("config file")?)?;
+        let config = Self::parse(&text, crate::config::file::is_json(path))
+            .map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
+        config.validate().map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
+        Ok(config)
+    }
+}
