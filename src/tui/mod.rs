@@ -7,6 +7,7 @@ pub mod bench;
 pub mod embed_update;
 pub mod embedder;
 pub mod export;
+pub mod jobs;
 pub mod keymap;
 pub mod layout;
 pub mod levels;

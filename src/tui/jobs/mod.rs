@@ -1,0 +1,69 @@
+//! Background work: every kind of slow work (chunking, token counting,
+//! highlighting, embedding, retrieval, lint) is a [`Worker`], one thread
+//! fed by a [`Slot`]. The UI thread only submits and never waits; the
+//! worker reports back as [`Msg`]s through a [`Reply`]. [`slot`] says the
+//! one rule for stale work.
+
+pub mod slot;
+
+use super::msg::Msg;
+use crate::embedding::CancelFlag;
+pub use slot::{Job, Reply, Slot};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+
+/// Handle to one worker thread: submit requests to its lanes. Cheap to
+/// clone (a job of one worker can submit to another: chunks to be counted).
+pub struct Worker<R> {
+    slot: Arc<Slot<R>>,
+}
+
+impl<R> Clone for Worker<R> {
+    fn clone(&self) -> Self {
+        Worker { slot: self.slot.clone() }
+    }
+}
+
+impl<R: Send + 'static> Worker<R> {
+    /// Start a thread that runs `run` on each request taken from the slot,
+    /// until the slot is closed or the UI stops listening.
+    pub fn spawn(name: &str, tx: Sender<Msg>, mut run: impl FnMut(R, &Reply) + Send + 'static) -> Worker<R> {
+        let slot: Arc<Slot<R>> = Arc::default();
+        let s = slot.clone();
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                while let Some(Job { lane, req, cancel }) = s.next() {
+                    let reply = s.reply(tx.clone(), cancel);
+                    run(req, &reply);
+                    s.finish(lane);
+                    if reply.gone() {
+                        return;
+                    }
+                }
+            })
+            .unwrap_or_else(|e| panic!("cannot start the {name} thread: {e}"));
+        Worker { slot }
+    }
+
+    /// Queue `req` in `lane`, superseding what the lane held; returns the
+    /// flag that cancels it.
+    pub fn submit(&self, lane: u64, req: R) -> CancelFlag {
+        let cancel = CancelFlag::new();
+        self.slot.submit(lane, req, cancel.clone());
+        cancel
+    }
+
+    /// [`Worker::submit`] with a flag `update` already holds (it cancels the job itself).
+    pub fn submit_with(&self, lane: u64, req: R, cancel: CancelFlag) {
+        self.slot.submit(lane, req, cancel);
+    }
+
+    /// Let the thread end once its current job is done.
+    pub fn close(&self) {
+        self.slot.close();
+    }
+}
+
+#[cfg(test)]
+mod tests;
