@@ -4,11 +4,11 @@
 //! on ratatui's TestBackend; we time key to finished frame. Then the time to
 //! the first frame of a 10 MB file (the text shows before chunks arrive).
 
+use super::jobs::runtime::Runtime;
 use super::model::Model;
 use super::msg::Msg;
 use super::params::non_model_strategies;
 use super::theme::Theme;
-use super::worker::Runtime;
 use super::{update, view};
 use crate::config::ChunkConfig;
 use crate::document::Document;

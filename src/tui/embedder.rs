@@ -1,10 +1,13 @@
-//! The embedding thread: one job at a time, never on the UI thread. Jobs
-//! carry a cancel flag that `update` sets when a newer request replaces them
-//! (a new document, model or buffer); cancelled jobs are skipped, or stop
-//! between batches. Progress goes back as [`Msg::EmbedProgress`].
+//! The embedding jobs, on the embedder's thread ([`super::jobs`]), never on
+//! the UI thread. Jobs carry a cancel flag that `update` sets when a newer
+//! request replaces them (a new document, model or buffer); cancelled jobs
+//! are skipped, or stop between batches. Progress goes back as
+//! [`Msg::EmbedProgress`].
 //!
 //! Also [`recut_now`], the chunker thread's side of [`Cmd::Recut`](super::msg::Cmd::Recut).
 
+use super::jobs::count::CountReq;
+use super::jobs::{Reply, Worker};
 use super::msg::Msg;
 use super::semantic::AnalysisKey;
 use crate::chunk::Chunk;
@@ -12,7 +15,7 @@ use crate::config::ChunkConfig;
 use crate::embedding::{CancelFlag, Control};
 use crate::stats::Stats;
 use crate::strategy::semantic::{self, analysis::SemanticAnalysis};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::channel;
 use std::sync::Arc;
 
 pub struct EmbedReq {
@@ -27,57 +30,23 @@ pub struct EmbedReq {
     pub first: Option<std::ops::Range<usize>>,
 }
 
-/// What the embedding thread does with finished chunks besides reporting them
-/// (the runtime hands them to the token counter).
-pub type OnChunks = Box<dyn Fn(usize, u64, &Arc<Vec<Chunk>>, &Arc<str>, &str) + Send>;
-
-pub fn spawn(tx: Sender<Msg>, on_chunks: OnChunks) -> Sender<EmbedReq> {
-    let (req_tx, req_rx) = channel();
-    std::thread::Builder::new()
-        .name("embedder".into())
-        .spawn(move || worker(req_rx, tx, on_chunks))
-        .expect("spawn embedder");
-    req_tx
-}
-
-fn worker(rx: Receiver<EmbedReq>, tx: Sender<Msg>, on_chunks: OnChunks) {
-    while let Ok(req) = rx.recv() {
-        // Requests replaced while queued were cancelled by update().
-        if req.cancel.is_cancelled() {
-            continue;
-        }
-        if run(&req, &tx, &on_chunks).is_err() {
-            return; // the UI is gone
-        }
-    }
-}
-
 /// Run one job on this thread and return the messages it sent (tests, benches).
 pub fn run_sync(req: &EmbedReq) -> Vec<Msg> {
     let (tx, rx) = channel();
-    fn ignore(_: usize, _: u64, _: &Arc<Vec<Chunk>>, _: &Arc<str>, _: &str) {}
-    let _ = run(req, &tx, &(Box::new(ignore) as OnChunks));
-    drop(tx);
+    run(req, &Reply::detached(tx, req.cancel.clone()), None);
     rx.into_iter().collect()
 }
 
-fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()> {
+/// One embedding job; whole runs hand their chunks to the token counter.
+pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
     use super::msg::Analyzed;
     use crate::error::Error;
     use crate::Chunker;
-    use std::cell::Cell;
-    use std::time::{Duration, Instant};
     let (pane, id) = (req.pane, req.id);
-    let send = |m: Msg| tx.send(m).map_err(|_| ());
-    send(Msg::EmbedProgress { pane, id, done: 0, total: 0 })?;
-    let last = Cell::new(Instant::now() - Duration::from_secs(1));
-    let progress = |done: usize, total: usize| {
-        // A few updates a second are enough for a progress bar.
-        if done == total || last.get().elapsed() >= Duration::from_millis(80) {
-            last.set(Instant::now());
-            let _ = tx.send(Msg::EmbedProgress { pane, id, done, total });
-        }
-    };
+    if !reply.send(Msg::EmbedProgress { pane, id, done: 0, total: 0 }) {
+        return; // cancelled before it began, or the UI is gone
+    }
+    let progress = reply.progress(|done, total| Msg::EmbedProgress { pane, id, done, total });
     let ctl = Control::new(&progress, Some(&req.cancel));
     let loaded = Chunker::new(&req.config).and_then(|chunker| {
         let model = chunker.model()?;
@@ -87,60 +56,56 @@ fn run(req: &EmbedReq, tx: &Sender<Msg>, on_chunks: &OnChunks) -> Result<(), ()>
         Ok(x) => x,
         Err(e) => {
             let e = e.to_string();
-            return match &req.key {
-                Some(_) => send(Msg::Analyzed { pane, id, result: Err(e) }),
-                None => send(Msg::ModelChunked { pane, id, rev: req.rev, model_id: None, result: Err(e) }),
-            };
+            reply.send(match &req.key {
+                Some(_) => Msg::Analyzed { pane, id, result: Err(e) },
+                None => Msg::ModelChunked { pane, id, rev: req.rev, model_id: None, result: Err(e) },
+            });
+            return;
         }
     };
     let model_id = model.model_id().to_string();
-    match &req.key {
-        Some(key) => {
-            let sized_for = (req.config.unit, req.config.tokenizer.clone());
-            if let Some(part) = visible_part(req, key, model.as_ref(), &chunker, ctl) {
-                match part {
-                    Ok(a) => {
-                        let result = Analyzed {
-                            key: key.clone(),
-                            analysis: Arc::new(a),
-                            model_id: model_id.clone(),
-                            sized_for: sized_for.clone(),
-                        };
-                        send(Msg::AnalyzedPart { pane, id, result })?;
-                    }
-                    Err(Error::Cancelled) => return Ok(()),
-                    // The whole analysis below reports the error.
-                    Err(_) => {}
-                }
-            }
-            let analysis = chunker
-                .sizer
-                .index(&req.text)
-                .and_then(|index| semantic::analyze(&req.text, key.buffer, model.as_ref(), &index, ctl));
-            match analysis {
-                Err(Error::Cancelled) => Ok(()),
-                Err(e) => send(Msg::Analyzed { pane, id, result: Err(e.to_string()) }),
-                Ok(a) => send(Msg::Analyzed {
-                    pane,
-                    id,
-                    result: Ok(Analyzed { key: key.clone(), analysis: Arc::new(a), model_id, sized_for }),
-                }),
-            }
+    let Some(key) = &req.key else {
+        let result = match chunker.chunk_with(&req.text, ctl) {
+            Err(Error::Cancelled) => return,
+            r => r.map_err(|e| e.to_string()).map(|chunks| {
+                let limit = req.config.strategy.promises_size_limit().then_some(req.config.size);
+                let stats = Stats::compute(&chunks, &req.text, limit);
+                (Arc::new(chunks), stats)
+            }),
+        };
+        let chunks = result.as_ref().ok().map(|(c, _)| c.clone());
+        let msg = Msg::ModelChunked { pane, id, rev: req.rev, model_id: Some(model_id), result };
+        // Counted only once delivered, so the counts always arrive after the chunks.
+        if let (true, Some(chunks), Some(counter)) = (reply.send(msg), chunks, counter) {
+            let count = CountReq::new(pane, req.rev, chunks, req.text.clone(), req.config.tokenizer.clone());
+            counter.submit(pane as u64, count);
         }
-        None => match chunker.chunk_with(&req.text, ctl) {
-            Err(Error::Cancelled) => Ok(()),
-            r => {
-                let result = r.map_err(|e| e.to_string()).map(|chunks| {
-                    let limit = req.config.strategy.promises_size_limit().then_some(req.config.size);
-                    let stats = Stats::compute(&chunks, &req.text, limit);
-                    (Arc::new(chunks), stats)
-                });
-                if let Ok((chunks, _)) = &result {
-                    on_chunks(pane, req.rev, chunks, &req.text, &req.config.tokenizer);
-                }
-                send(Msg::ModelChunked { pane, id, rev: req.rev, model_id: Some(model_id), result })
-            }
-        },
+        return;
+    };
+    let sized_for = (req.config.unit, req.config.tokenizer.clone());
+    let analyzed = |a: SemanticAnalysis| Analyzed {
+        key: key.clone(),
+        analysis: Arc::new(a),
+        model_id: model_id.clone(),
+        sized_for: sized_for.clone(),
+    };
+    match visible_part(req, key, model.as_ref(), &chunker, ctl) {
+        Some(Ok(a)) => {
+            reply.send(Msg::AnalyzedPart { pane, id, result: analyzed(a) });
+        }
+        Some(Err(Error::Cancelled)) => return,
+        // The whole analysis below reports the error.
+        Some(Err(_)) | None => {}
+    }
+    let analysis = chunker
+        .sizer
+        .index(&req.text)
+        .and_then(|index| semantic::analyze(&req.text, key.buffer, model.as_ref(), &index, ctl));
+    match analysis {
+        Err(Error::Cancelled) => {}
+        result => {
+            reply.send(Msg::Analyzed { pane, id, result: result.map(analyzed).map_err(|e| e.to_string()) });
+        }
     }
 }
 

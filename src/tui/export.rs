@@ -1,11 +1,29 @@
 //! Export, UI side: the path proposed for each kind of export. Writing is
-//! done by the core (`ChunkConfig::save`, `export::records`) on a worker,
+//! done by the core (`ChunkConfig::save`, `export::records`) on a thread of its own,
 //! through `export::write_atomic`, which replaces only regular files (devices
 //! and FIFOs are written in place, symlinks followed) and refuses the
 //! document itself (`cli` marks it with `export::protect_input`).
 
 use super::msg::ExportKind;
+use crate::chunk::Chunk;
+use crate::config::ChunkConfig;
+use crate::error::Result;
 use std::path::Path;
+
+/// Write one export (on its own thread: see the runtime).
+pub fn write(path: &Path, kind: ExportKind, config: &ChunkConfig, chunks: &[Chunk], text: &str) -> Result<()> {
+    match kind {
+        ExportKind::Config => config.save(path),
+        ExportKind::Chunks => {
+            let mut out = Vec::with_capacity(text.len() * 2);
+            for r in crate::export::records(chunks, text) {
+                serde_json::to_writer(&mut out, &r).expect("records serialise");
+                out.push(b'\n');
+            }
+            crate::export::write_atomic(path, &out)
+        }
+    }
+}
 
 /// `chunktui.toml` (config) or `<stem>.chunks.jsonl` (chunks) next to the
 /// document; never the document's own name (a document called

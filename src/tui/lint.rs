@@ -1,7 +1,8 @@
 //! Chunk lint in the workbench: every new set of chunks is linted on the
-//! lint thread (never on the UI thread; a newer request for a pane replaces
-//! one still queued), the findings of the level on screen are kept on the
-//! pane, marked in the document's margin and listed in the lint panel.
+//! lint thread (never on the UI thread; a newer request for a pane
+//! supersedes the older one, see [`super::jobs`]), the findings of the
+//! level on screen are kept on the pane, marked in the document's margin
+//! and listed in the lint panel.
 
 use super::model::{Model, Pane};
 use super::msg::{Cmd, Msg};
@@ -10,7 +11,6 @@ use crate::config::ChunkConfig;
 use crate::document::DocKind;
 use crate::lint::{Finding, LintOptions, Rule};
 use std::collections::HashMap;
-use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
 /// One lint job: a pane's chunks (all levels) as cut for revision `rev`.
@@ -58,30 +58,6 @@ impl PaneLint {
     pub fn points_into(&self, from: usize, to: usize) -> bool {
         let i = self.shown.partition_point(|f| f.at < from);
         self.shown.get(i).is_some_and(|f| f.at < to)
-    }
-}
-
-pub fn spawn(tx: Sender<Msg>) -> Sender<LintReq> {
-    let (req_tx, req_rx) = channel();
-    std::thread::Builder::new().name("lint".into()).spawn(move || worker(req_rx, tx)).expect("spawn lint");
-    req_tx
-}
-
-fn worker(rx: Receiver<LintReq>, tx: Sender<Msg>) {
-    let mut models = ModelTokens::default();
-    while let Ok(first) = rx.recv() {
-        // The newest request per pane wins.
-        let mut latest: [Option<LintReq>; 2] = [None, None];
-        for r in std::iter::once(first).chain(rx.try_iter()) {
-            let p = r.pane.min(1);
-            latest[p] = Some(r);
-        }
-        for req in latest.into_iter().flatten() {
-            let msg = run(&req, &mut models);
-            if tx.send(msg).is_err() {
-                return;
-            }
-        }
     }
 }
 

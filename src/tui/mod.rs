@@ -1,7 +1,8 @@
 //! The workbench (`chunktui FILE`): an Elm-style loop. One [`model::Model`],
 //! messages from input and worker threads, a pure [`update::update`] that
-//! returns commands, and a pure [`view::draw`]. Chunking, highlighting and
-//! file reading run on worker threads ([`worker`]); the newest request wins.
+//! returns commands, and a pure [`view::draw`]. Chunking, token counts,
+//! highlighting, embedding, retrieval and lint run on worker threads
+//! ([`jobs`]), with one rule for stale work: the newest request wins.
 
 pub mod bench;
 pub mod embed_update;
@@ -24,19 +25,23 @@ pub mod signals;
 pub mod theme;
 pub mod update;
 pub mod view;
-pub mod worker;
+
+/// The chunker's functions where tests outside the workbench find them.
+pub mod worker {
+    pub use super::jobs::chunk::{chunk_now, chunk_structured_now};
+}
 
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::eval::model_choice::{choose_for, ModelSource};
 use crossterm::event::{self, EnableMouseCapture, Event};
+use jobs::runtime::Runtime;
 use model::Model;
 use msg::Msg;
 use ratatui::layout::Rect;
 use std::path::Path;
 use theme::Theme;
-use worker::Runtime;
 
 /// How the workbench is opened besides the document and its settings: what
 /// `chunktui FILE`'s flags say (the CLI fills it from its own `OpenArgs`).

@@ -1,10 +1,12 @@
-//! The retrieval thread: index a pane's chunks with a retriever (BM25,
-//! dense, hybrid), rank the probe question, score the question set. Never
-//! on the UI thread; one job at a time, cancelled jobs skipped. The last
+//! The retrieval jobs: index a pane's chunks with a retriever (BM25,
+//! dense, hybrid), rank the probe question, score the question set. On the
+//! retriever's thread ([`super::jobs`]), never on the UI thread; one job at
+//! a time, the ones `update` cancelled skipped. The last
 //! index of each pane is kept, so asking another question about the same
 //! chunks embeds nothing again. Progress goes back as
 //! [`Msg::RetrieveProgress`], the answer as [`Msg::Retrieved`].
 
+use super::jobs::Reply;
 use super::msg::Msg;
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
@@ -14,7 +16,7 @@ use crate::eval::queries::Resolved;
 use crate::eval::retrieve::{Dense, Hit, Hybrid, Lexical, Retriever, RetrieverKind};
 use crate::eval::{evaluate, Chunked, Evaluation, Pool};
 use crate::Chunker;
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::channel;
 use std::sync::Arc;
 
 /// One retrieval job for one pane's chunks.
@@ -46,12 +48,6 @@ pub struct Retrieval {
     pub model_id: Option<String>,
 }
 
-pub fn spawn(tx: Sender<Msg>) -> Sender<RetrieveReq> {
-    let (req_tx, req_rx) = channel();
-    std::thread::Builder::new().name("retriever".into()).spawn(move || worker(req_rx, tx)).expect("spawn retriever");
-    req_tx
-}
-
 /// The last index built for a pane: reused while the chunks, retriever and
 /// model stay the same.
 struct Index {
@@ -66,32 +62,21 @@ struct Index {
 #[derive(Default)]
 pub struct Indexes([Option<Index>; 2]);
 
-fn worker(rx: Receiver<RetrieveReq>, tx: Sender<Msg>) {
-    let mut indexes = Indexes::default();
-    while let Ok(req) = rx.recv() {
-        // Requests replaced while queued were cancelled by update().
-        if req.cancel.is_cancelled() {
-            continue;
-        }
-        if run(&req, &tx, &mut indexes).is_err() {
-            return; // the UI is gone
-        }
-    }
-}
-
 /// Run one job on this thread and return the messages it sent (tests).
 pub fn run_sync(req: &RetrieveReq) -> Vec<Msg> {
     let (tx, rx) = channel();
-    let _ = run(req, &tx, &mut Indexes::default());
-    drop(tx);
+    run(req, &Reply::detached(tx, req.cancel.clone()), &mut Indexes::default());
     rx.into_iter().collect()
 }
 
-fn run(req: &RetrieveReq, tx: &Sender<Msg>, indexes: &mut Indexes) -> std::result::Result<(), ()> {
+/// One retrieval job, reusing the pane's last index where it can.
+pub fn run(req: &RetrieveReq, reply: &Reply, indexes: &mut Indexes) {
     let (pane, id) = (req.pane, req.id);
-    match answer(req, tx, indexes) {
-        Err(Error::Cancelled) => Ok(()),
-        result => tx.send(Msg::Retrieved { pane, id, result: result.map_err(|e| e.to_string()) }).map_err(|_| ()),
+    match answer(req, reply, indexes) {
+        Err(Error::Cancelled) => {}
+        result => {
+            reply.send(Msg::Retrieved { pane, id, result: result.map_err(|e| e.to_string()) });
+        }
     }
 }
 
@@ -99,7 +84,7 @@ fn model_key(c: &ChunkConfig) -> Option<String> {
     c.semantic.model.clone().filter(|m| m != crate::config::DEFAULT_MODEL)
 }
 
-fn answer(req: &RetrieveReq, tx: &Sender<Msg>, indexes: &mut Indexes) -> Result<Retrieval> {
+fn answer(req: &RetrieveReq, reply: &Reply, indexes: &mut Indexes) -> Result<Retrieval> {
     let slot = &mut indexes.0[req.pane.min(1)];
     let model = req.kind.needs_model().then(|| model_key(&req.config)).flatten();
     let reusable = slot.as_ref().is_some_and(|i| {
@@ -107,7 +92,7 @@ fn answer(req: &RetrieveReq, tx: &Sender<Msg>, indexes: &mut Indexes) -> Result<
     });
     if !reusable {
         *slot = None;
-        let (retriever, model_id) = build(req, tx)?;
+        let (retriever, model_id) = build(req, reply)?;
         *slot = Some(Index {
             chunks: req.chunks.clone(),
             text: req.text.clone(),
@@ -137,24 +122,18 @@ fn answer(req: &RetrieveReq, tx: &Sender<Msg>, indexes: &mut Indexes) -> Result<
 }
 
 /// Index the chunks: BM25 at once, dense after embedding every chunk.
-fn build(req: &RetrieveReq, tx: &Sender<Msg>) -> Result<(Box<dyn Retriever>, Option<String>)> {
+fn build(req: &RetrieveReq, reply: &Reply) -> Result<(Box<dyn Retriever>, Option<String>)> {
     let texts: Vec<&str> = req.chunks.iter().map(|c| c.checked_text(&req.text).unwrap_or("")).collect();
     if req.kind == RetrieverKind::Bm25 {
         return Ok((Box::new(Lexical::new(&texts)), None));
     }
     let (pane, id) = (req.pane, req.id);
-    let _ = tx.send(Msg::RetrieveProgress { pane, id, done: 0, total: 0 });
+    reply.send(Msg::RetrieveProgress { pane, id, done: 0, total: 0 });
     let model = Chunker::new(&req.config)?
         .model()
         .map_err(|e| Error::Model(format!("{e} (r switches to bm25, which needs no model)")))?;
     let model_id = model.model_id().to_string();
-    let last = std::cell::Cell::new(std::time::Instant::now() - std::time::Duration::from_secs(1));
-    let progress = |done: usize, total: usize| {
-        if done == total || last.get().elapsed() >= std::time::Duration::from_millis(80) {
-            last.set(std::time::Instant::now());
-            let _ = tx.send(Msg::RetrieveProgress { pane, id, done, total });
-        }
-    };
+    let progress = reply.progress(|done, total| Msg::RetrieveProgress { pane, id, done, total });
     let dense = Dense::new(model, &texts, Control::new(&progress, Some(&req.cancel)))?;
     let retriever: Box<dyn Retriever> = match req.kind {
         RetrieverKind::Dense => Box::new(dense),

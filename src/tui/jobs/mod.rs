@@ -2,8 +2,12 @@
 //! highlighting, embedding, retrieval, lint) is a [`Worker`], one thread
 //! fed by a [`Slot`]. The UI thread only submits and never waits; the
 //! worker reports back as [`Msg`]s through a [`Reply`]. [`slot`] says the
-//! one rule for stale work.
+//! one rule for stale work; [`runtime`] wires each command to its worker.
 
+pub mod chunk;
+pub mod count;
+pub mod highlight;
+pub mod runtime;
 pub mod slot;
 
 use super::msg::Msg;

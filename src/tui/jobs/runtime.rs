@@ -1,0 +1,145 @@
+//! The runtime side of the loop: a worker per kind of work, each command
+//! submitted to its lane, and the file watcher. Lanes: the pane for work
+//! where a pane only wants its newest request (chunks, token counts, lint);
+//! the document for highlighting; the job itself for embedding and
+//! retrieval, which `update` supersedes by cancelling them (a job may
+//! outlive a newer request of its pane: the other pane may want its
+//! analysis, or it scores the question set while a newer one answers the
+//! probe).
+
+use super::super::embedder::{self, EmbedReq};
+use super::super::lint::{self, LintReq, ModelTokens};
+use super::super::msg::{Cmd, Msg};
+use super::super::retrieval::{self, Indexes, RetrieveReq};
+use super::chunk::{self, ChunkReq};
+use super::count::{self, CountReq};
+use super::highlight::{self, HlReq};
+use super::Worker;
+use crate::document::Document;
+use crate::error::{Error, Result};
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::time::Duration;
+
+pub struct Runtime {
+    tx: Sender<Msg>,
+    pub rx: Receiver<Msg>,
+    chunker: Worker<ChunkReq>,
+    counter: Worker<CountReq>,
+    embedder: Worker<EmbedReq>,
+    retriever: Worker<RetrieveReq>,
+    linter: Worker<LintReq>,
+    highlighter: Option<Worker<HlReq>>,
+    watcher: Option<notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>>,
+}
+
+impl Runtime {
+    /// Start the workers; the highlighter only when a syntect theme is given.
+    pub fn new(syntect_theme: Option<String>) -> Runtime {
+        let (tx, rx) = channel();
+        let mut tokenizers = count::Tokenizers::new();
+        let counter =
+            Worker::spawn("token-counter", tx.clone(), move |req, reply| count::run(req, reply, &mut tokenizers));
+        let counts = counter.clone();
+        let chunker = Worker::spawn("chunker", tx.clone(), move |req, reply| chunk::run(req, reply, &counts));
+        let counts = counter.clone();
+        let embedder =
+            Worker::spawn("embedder", tx.clone(), move |req, reply| embedder::run(&req, reply, Some(&counts)));
+        let mut indexes = Indexes::default();
+        let retriever =
+            Worker::spawn("retriever", tx.clone(), move |req, reply| retrieval::run(&req, reply, &mut indexes));
+        let mut models = ModelTokens::default();
+        let linter = Worker::spawn("lint", tx.clone(), move |req, reply| {
+            reply.send(lint::run(&req, &mut models));
+        });
+        let highlighter = syntect_theme.map(|theme| {
+            let mut sets = None;
+            Worker::spawn("highlighter", tx.clone(), move |req, reply| highlight::run(req, reply, &mut sets, &theme))
+        });
+        Runtime { tx, rx, chunker, counter, embedder, retriever, linter, highlighter, watcher: None }
+    }
+
+    pub fn sender(&self) -> Sender<Msg> {
+        self.tx.clone()
+    }
+
+    /// Watch the file's folder (editors save by writing a temp file and
+    /// renaming it over) and re-read the file when an event names it.
+    pub fn watch(&mut self, path: &Path, lossy: bool) -> Result<()> {
+        use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode, DebounceEventResult};
+        let path = std::path::absolute(path).map_err(|e| Error::io(path, &e))?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| ".".into());
+        let name = path.file_name().map(|n| n.to_os_string());
+        let tx = self.tx.clone();
+        let file = path.clone();
+        let mut debouncer = new_debouncer(Duration::from_millis(100), move |res: DebounceEventResult| {
+            let Ok(events) = res else { return };
+            if events.iter().any(|e| e.path.file_name().map(|n| n.to_os_string()) == name) {
+                let doc = Document::load(&file, lossy).map_err(|e| e.to_string());
+                let _ = tx.send(Msg::FileReloaded(doc));
+            }
+        })
+        .map_err(|e| Error::Io(format!("cannot watch {}: {e}", dir.display())))?;
+        debouncer
+            .watcher()
+            .watch(&dir, RecursiveMode::NonRecursive)
+            .map_err(|e| Error::Io(format!("cannot watch {}: {e}", dir.display())))?;
+        self.watcher = Some(debouncer);
+        Ok(())
+    }
+
+    pub fn exec(&self, cmd: Cmd) {
+        match cmd {
+            Cmd::Rechunk { pane, rev, config, text, structure } => {
+                let req = ChunkReq { pane, rev, config, text, structure, analysis: None };
+                self.chunker.submit(pane as u64, req);
+            }
+            Cmd::Recut { pane, rev, config, text, analysis, resize } => {
+                let analysis = Some((analysis, resize));
+                self.chunker.submit(pane as u64, ChunkReq { pane, rev, config, text, structure: None, analysis });
+            }
+            Cmd::Embed { pane, id, rev, key, config, text, cancel, first } => {
+                let req = EmbedReq { pane, id, rev, key, config, text, cancel: cancel.clone(), first };
+                self.embedder.submit_with(id, req, cancel);
+            }
+            Cmd::Retrieve(req) => {
+                let (id, cancel) = (req.id, req.cancel.clone());
+                self.retriever.submit_with(id, req, cancel);
+            }
+            Cmd::Lint(req) => {
+                self.linter.submit(req.pane as u64, req);
+            }
+            Cmd::Highlight { doc_rev, text, syntax } => {
+                if let Some(h) = &self.highlighter {
+                    h.submit(0, HlReq { doc_rev, text, syntax });
+                }
+            }
+            Cmd::Export { path, kind, overwrite, config, chunks, text } => {
+                // Never superseded: every export asked for is written.
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    if !overwrite && path.exists() {
+                        let _ = tx.send(Msg::ExportConflicted { path, kind });
+                        return;
+                    }
+                    let r = super::super::export::write(&path, kind, &config, &chunks, &text);
+                    let _ = tx.send(Msg::Exported(r.map(|_| path).map_err(|e| e.to_string())));
+                });
+            }
+        }
+    }
+}
+
+impl Drop for Runtime {
+    /// The workers end once their current job is done.
+    fn drop(&mut self) {
+        self.chunker.close();
+        self.counter.close();
+        self.embedder.close();
+        self.retriever.close();
+        self.linter.close();
+        if let Some(h) = &self.highlighter {
+            h.close();
+        }
+    }
+}
