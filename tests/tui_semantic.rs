@@ -295,18 +295,7 @@ fn a_long_document_is_cut_where_the_user_looks_before_the_rest_is_embedded() {
     assert!(first.end < text.len() / 4, "{first:?} is a screenful or two, not the document");
 
     // The part on screen arrives first: its cuts are shown, nothing is cached.
-    let c = m.panes[0].config.clone();
-    let part_sentences: Vec<_> =
-        chunktui::segment::sentences(&text).into_iter().filter(|s| s.start < first.end).collect();
-    let index = Chunker::new(&c).unwrap().sizer.index(&text).unwrap();
-    let vectors = part_sentences.iter().map(|s| vec![1.0, (s.start / 200) as f32 % 3.0]).collect();
-    let part = SemanticAnalysis::from_embeddings(part_sentences, vectors, &index);
-    let result = Analyzed {
-        key: key.clone(),
-        analysis: Arc::new(part),
-        model_id: "test-model-0123456789ab".into(),
-        sized_for: (c.unit, c.tokenizer.clone()),
-    };
+    let result = part_analysis(&m, &key, &first);
     let cmds = update(&mut m, Msg::AnalyzedPart { pane: 0, id, result: result.clone() });
     assert!(cmds.iter().any(|c| matches!(c, Cmd::Recut { .. })));
     run_recuts(&mut m, cmds);
@@ -328,6 +317,52 @@ fn a_long_document_is_cut_where_the_user_looks_before_the_rest_is_embedded() {
     // A part from a job nobody waits for is dropped.
     let cmds = update(&mut m, Msg::AnalyzedPart { pane: 0, id, result });
     assert!(cmds.is_empty());
+}
+
+/// The analysis of the sentences before `first.end`, as the embedding thread sends it first.
+fn part_analysis(m: &Model, key: &AnalysisKey, first: &std::ops::Range<usize>) -> Analyzed {
+    let (c, text) = (&m.panes[0].config, &m.text);
+    let part_sentences: Vec<_> =
+        chunktui::segment::sentences(text).into_iter().filter(|s| s.start < first.end).collect();
+    let index = Chunker::new(c).unwrap().sizer.index(text).unwrap();
+    let vectors = part_sentences.iter().map(|s| vec![1.0, (s.start / 200) as f32 % 3.0]).collect();
+    let part = SemanticAnalysis::from_embeddings(part_sentences, vectors, &index);
+    Analyzed {
+        key: key.clone(),
+        analysis: Arc::new(part),
+        model_id: "test-model-0123456789ab".into(),
+        sized_for: (c.unit, c.tokenizer.clone()),
+    }
+}
+
+#[test]
+fn what_was_made_from_the_part_on_screen_is_never_taken_for_the_whole_cut() {
+    let mut m = semantic_model(&long_text());
+    let Some(Cmd::Embed { id, key: Some(key), first: Some(first), .. }) =
+        start(&mut m).into_iter().find(|c| matches!(c, Cmd::Embed { .. }))
+    else {
+        panic!("a long document's analysis job names the part on screen first")
+    };
+    let part = part_analysis(&m, &key, &first);
+    let cmds = update(&mut m, Msg::AnalyzedPart { pane: 0, id, result: part });
+    let Some(Cmd::Recut { pane, rev, config, text, analysis, resize }) = cmds.into_iter().next() else {
+        panic!("the part is cut")
+    };
+    let result = recut_now(&config, &text, &analysis, resize).map(|(c, s)| (Arc::new(c), s));
+    let cmds = update(&mut m, Msg::Chunked { pane, rev, result });
+    let Some(Cmd::Lint(lint_of_part)) = cmds.into_iter().find(|c| matches!(c, Cmd::Lint(_))) else {
+        panic!("the part's chunks are linted")
+    };
+    let part_chunks = m.panes[0].chunks.len();
+
+    // The whole analysis is cut; the part's lint answers after that.
+    let whole = analyzed(&m, key);
+    let cmds = update(&mut m, Msg::Analyzed { pane: 0, id, result: Ok(whole) });
+    run_recuts(&mut m, cmds);
+    assert_ne!(m.panes[0].chunks.len(), part_chunks, "the whole cut is another set of chunks");
+    let late = chunktui::tui::lint::run(&lint_of_part, &mut Default::default());
+    update(&mut m, late);
+    assert_eq!(m.panes[0].lint.rev, 0, "the part's lint is not the whole cut's");
 }
 
 #[test]

@@ -43,7 +43,12 @@ pub fn analyzed(m: &mut Model, id: u64, result: Result<Analyzed, String>) -> Vec
         pane.sem.model_id = Some(entry.model_id.clone());
         pane.sem.warnings = warnings.clone();
         if pane.shown_rev != pane.rev || pane.sem.partial {
-            pane.sem.partial = false;
+            if std::mem::take(&mut pane.sem.partial) {
+                // The whole cut answers anew: a revision of its own, so that
+                // nothing made from the part (its lint, token counts, probe
+                // answers) is ever taken for it.
+                pane.rev += 1;
+            }
             cmds.push(semantic::recut_cmd(m, q, &entry));
         }
     }
