@@ -4,13 +4,13 @@
 
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
-use chunktui::tui::keymap::Action;
-use chunktui::tui::model::Model;
-use chunktui::tui::msg::{Cmd, ExportKind, Msg};
-use chunktui::tui::theme::Theme;
-use chunktui::tui::update::{start, update};
+use chunktui::tui::app::keymap::Action;
+use chunktui::tui::app::model::Model;
+use chunktui::tui::app::msg::{Cmd, ExportKind, Msg};
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::jobs::chunk::chunk_now;
+use chunktui::tui::view::theme::Theme;
 use chunktui::tui::view::{doc, footer, side};
-use chunktui::tui::worker::chunk_now;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -122,7 +122,7 @@ fn the_chunks_export_writes_every_level() {
     let mut m = model(Rect::new(0, 0, 100, 30));
     key(&mut m, 'l');
     let shown = m.panes[0].chunks.len();
-    m.mode = chunktui::tui::model::Mode::ExportPath { input: "/tmp/x.jsonl".into(), kind: ExportKind::Chunks };
+    m.mode = chunktui::tui::app::model::Mode::ExportPath { input: "/tmp/x.jsonl".into(), kind: ExportKind::Chunks };
     let cmds = update(&mut m, Msg::KeyPressed(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
     let Some(Cmd::Export { chunks, .. }) = cmds.into_iter().find(|c| matches!(c, Cmd::Export { .. })) else {
         panic!("no export")

@@ -6,12 +6,12 @@
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
 use chunktui::lint::Rule;
-use chunktui::tui::model::Model;
-use chunktui::tui::msg::{Cmd, Msg};
-use chunktui::tui::theme::Theme;
-use chunktui::tui::update::{start, update};
+use chunktui::tui::app::model::Model;
+use chunktui::tui::app::msg::{Cmd, Msg};
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::jobs::chunk::chunk_now;
+use chunktui::tui::view::theme::Theme;
 use chunktui::tui::view::{self, lint::MARK};
-use chunktui::tui::worker::chunk_now;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -34,7 +34,7 @@ fn run(m: &mut Model, cmds: Vec<Cmd>) -> usize {
             }
             Cmd::Lint(req) => {
                 lints += 1;
-                let msg = chunktui::tui::lint::run(&req, &mut Default::default());
+                let msg = chunktui::tui::features::lint::run(&req, &mut Default::default());
                 queue.extend(update(m, msg));
             }
             _ => {}
@@ -137,10 +137,10 @@ fn a_lint_of_older_chunks_is_dropped_and_a_new_cut_clears_the_marks() {
     assert!(m.panes[0].lint.shown.is_empty() && m.panes[0].lint.rev == 0, "no marks of the old chunks");
     let [Cmd::Lint(req)] = &cmds[..] else { panic!("{cmds:?}") };
     // A late answer for the old chunks: dropped.
-    let stale = chunktui::tui::lint::LintReq { rev: old, ..req.clone() };
-    update(&mut m, chunktui::tui::lint::run(&stale, &mut Default::default()));
+    let stale = chunktui::tui::features::lint::LintReq { rev: old, ..req.clone() };
+    update(&mut m, chunktui::tui::features::lint::run(&stale, &mut Default::default()));
     assert_eq!(m.panes[0].lint.rev, 0);
-    update(&mut m, chunktui::tui::lint::run(req, &mut Default::default()));
+    update(&mut m, chunktui::tui::features::lint::run(req, &mut Default::default()));
     assert_eq!(m.panes[0].lint.rev, *rev);
 }
 
@@ -155,7 +155,7 @@ fn hierarchical_findings_follow_the_level_on_screen() {
     let p = &m.panes[0];
     assert_eq!(p.level, 1);
     assert!(p.lint.shown.iter().all(|f| f.chunk < p.chunks.len()));
-    let levels: usize = (0..chunktui::tui::levels::count(p)).count();
+    let levels: usize = (0..chunktui::tui::features::levels::count(p)).count();
     assert!(levels >= 2);
     assert!(p.lint.shown.len() <= all && shown0.len() <= all);
     // The counts are the shown level's.

@@ -7,14 +7,14 @@ use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
 use chunktui::eval::retrieve::{Lexical, RetrieverKind};
 use chunktui::eval::{evaluate, Chunked, Pool};
-use chunktui::tui::model::{Mode, Model};
-use chunktui::tui::msg::{Cmd, Msg};
-use chunktui::tui::probe::{self, Questions};
-use chunktui::tui::retrieval::{run_sync, RetrieveReq};
-use chunktui::tui::theme::Theme;
-use chunktui::tui::update::{start, update};
+use chunktui::tui::app::model::{Mode, Model};
+use chunktui::tui::app::msg::{Cmd, Msg};
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::features::probe::{self, Questions};
+use chunktui::tui::features::retrieval::{run_sync, RetrieveReq};
+use chunktui::tui::jobs::chunk::chunk_now;
+use chunktui::tui::view::theme::Theme;
 use chunktui::tui::view::{self, side};
-use chunktui::tui::worker::chunk_now;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -246,7 +246,7 @@ fn guide() -> Model {
     let text = std::fs::read_to_string(root().join("samples/guide.md")).unwrap();
     let mut m = model(&text, StrategyKind::Recursive, 300);
     m.questions = Some(Questions::load(&root().join("samples/questions.jsonl"), "guide", &m.text).unwrap());
-    chunktui::tui::update::relayout(&mut m); // the panel takes room from the list
+    chunktui::tui::app::update::relayout(&mut m); // the panel takes room from the list
     let cmds = start(&mut m);
     run(&mut m, cmds);
     m
@@ -294,7 +294,7 @@ fn q_cycles_the_question_and_its_answer_is_underlined_and_marked() {
     let line = m.layout.line_of(r.start);
     assert!(line >= m.top && line < m.top + g.docs[0].height as usize, "Q scrolls the answer into view");
     let (s, _) = m.layout.lines[line];
-    let col: usize = m.text[s as usize..r.start].chars().map(chunktui::tui::layout::char_width).sum();
+    let col: usize = m.text[s as usize..r.start].chars().map(chunktui::tui::view::layout::char_width).sum();
     let (x, y) = (g.docs[0].x + view::gutter_width(g.docs[0].width) + col as u16, g.docs[0].y + (line - m.top) as u16);
     let cell = &buf[(x, y)];
     assert_eq!(cell.symbol(), "O");

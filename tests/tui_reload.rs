@@ -8,10 +8,10 @@
 mod reload_replay;
 
 use chunktui::document::{DocKind, Document};
-use chunktui::tui::model::Model;
-use chunktui::tui::msg::Msg;
-use chunktui::tui::reload::fits;
-use chunktui::tui::update::{start, update};
+use chunktui::tui::app::model::Model;
+use chunktui::tui::app::msg::Msg;
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::features::reload::fits;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use proptest::prelude::*;
 use reload_replay::{answer, draw, initial, Op, Session};
@@ -169,7 +169,7 @@ fn a_click_into_the_other_pane_keeps_the_selection_within_its_chunks() {
     let cmds = start(&mut m);
     // Only pane A gets its chunks; B's answer is still on its way.
     for cmd in cmds {
-        if matches!(cmd, chunktui::tui::msg::Cmd::Rechunk { pane: 0, .. }) {
+        if matches!(cmd, chunktui::tui::app::msg::Cmd::Rechunk { pane: 0, .. }) {
             for msg in answer(cmd) {
                 update(&mut m, msg);
             }

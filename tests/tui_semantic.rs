@@ -7,13 +7,13 @@
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
 use chunktui::strategy::semantic::analysis::SemanticAnalysis;
-use chunktui::tui::embedder::recut_now;
+use chunktui::tui::app::model::Model;
+use chunktui::tui::app::msg::{Analyzed, Cmd, Msg};
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::features::embedder::recut_now;
+use chunktui::tui::features::semantic::AnalysisKey;
 use chunktui::tui::jobs::runtime::Runtime;
-use chunktui::tui::model::Model;
-use chunktui::tui::msg::{Analyzed, Cmd, Msg};
-use chunktui::tui::semantic::AnalysisKey;
-use chunktui::tui::theme::Theme;
-use chunktui::tui::update::{start, update};
+use chunktui::tui::view::theme::Theme;
 use chunktui::tui::view::{self, chart};
 use chunktui::Chunker;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -283,7 +283,7 @@ fn long_text() -> String {
 #[test]
 fn a_long_document_is_cut_where_the_user_looks_before_the_rest_is_embedded() {
     let text = long_text();
-    assert!(text.len() > chunktui::tui::semantic::FIRST_PART_BYTES);
+    assert!(text.len() > chunktui::tui::features::semantic::FIRST_PART_BYTES);
     let mut m = semantic_model(&text);
     let cmds = start(&mut m);
     let Some(Cmd::Embed { id, key: Some(key), first: Some(first), .. }) =
@@ -360,7 +360,7 @@ fn what_was_made_from_the_part_on_screen_is_never_taken_for_the_whole_cut() {
     let cmds = update(&mut m, Msg::Analyzed { pane: 0, id, result: Ok(whole) });
     run_recuts(&mut m, cmds);
     assert_ne!(m.panes[0].chunks.len(), part_chunks, "the whole cut is another set of chunks");
-    let late = chunktui::tui::lint::run(&lint_of_part, &mut Default::default());
+    let late = chunktui::tui::features::lint::run(&lint_of_part, &mut Default::default());
     update(&mut m, late);
     assert_eq!(m.panes[0].lint.rev, 0, "the part's lint is not the whole cut's");
 }
@@ -380,7 +380,7 @@ fn the_embedding_thread_sends_the_part_on_screen_first_with_the_real_model() {
     c.semantic.buffer_size = 0;
     c.semantic.model = Some(common::test_model_dir().to_string_lossy().into());
     let key = AnalysisKey::for_config(1, &c);
-    let req = chunktui::tui::embedder::EmbedReq {
+    let req = chunktui::tui::features::embedder::EmbedReq {
         pane: 0,
         id: 1,
         rev: 1,
@@ -390,7 +390,7 @@ fn the_embedding_thread_sends_the_part_on_screen_first_with_the_real_model() {
         cancel: chunktui::embedding::CancelFlag::new(),
         first: Some(0..2000),
     };
-    let msgs = chunktui::tui::embedder::run_sync(&req);
+    let msgs = chunktui::tui::features::embedder::run_sync(&req);
     let part = msgs.iter().position(|m| matches!(m, Msg::AnalyzedPart { .. })).expect("a part first");
     let whole = msgs.iter().position(|m| matches!(m, Msg::Analyzed { result: Ok(_), .. })).expect("then the whole");
     assert!(part < whole);

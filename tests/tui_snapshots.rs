@@ -3,12 +3,12 @@
 
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
-use chunktui::tui::model::{Mode, Model};
-use chunktui::tui::msg::{Cmd, Msg};
-use chunktui::tui::theme::Theme;
-use chunktui::tui::update::{start, update};
+use chunktui::tui::app::model::{Mode, Model};
+use chunktui::tui::app::msg::{Cmd, Msg};
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::jobs::chunk::chunk_now;
 use chunktui::tui::view;
-use chunktui::tui::worker::chunk_now;
+use chunktui::tui::view::theme::Theme;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use ratatui::Terminal;

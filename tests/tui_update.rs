@@ -2,11 +2,11 @@
 
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
-use chunktui::tui::keymap::Keymap;
-use chunktui::tui::model::{Mode, Model};
-use chunktui::tui::msg::{Cmd, ExportKind, Msg};
-use chunktui::tui::update::{start, update};
-use chunktui::tui::worker::chunk_now;
+use chunktui::tui::app::keymap::Keymap;
+use chunktui::tui::app::model::{Mode, Model};
+use chunktui::tui::app::msg::{Cmd, ExportKind, Msg};
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::jobs::chunk::chunk_now;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 use std::sync::Arc;
@@ -35,8 +35,9 @@ fn run(m: &mut Model, cmds: Vec<Cmd>) {
                 queue.extend(update(m, Msg::Chunked { pane, rev, result }));
             }
             Cmd::Embed { pane, id, rev, key, config, text, cancel, first } => {
-                let req = chunktui::tui::embedder::EmbedReq { pane, id, rev, key, config, text, cancel, first };
-                for msg in chunktui::tui::embedder::run_sync(&req) {
+                let req =
+                    chunktui::tui::features::embedder::EmbedReq { pane, id, rev, key, config, text, cancel, first };
+                for msg in chunktui::tui::features::embedder::run_sync(&req) {
                     queue.extend(update(m, msg));
                 }
             }

@@ -2,12 +2,12 @@
 
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
-use chunktui::tui::model::Model;
-use chunktui::tui::msg::{Cmd, Msg};
-use chunktui::tui::theme::Theme;
-use chunktui::tui::update::{start, update};
+use chunktui::tui::app::model::Model;
+use chunktui::tui::app::msg::{Cmd, Msg};
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::jobs::chunk::chunk_now;
+use chunktui::tui::view::theme::Theme;
 use chunktui::tui::view::{self, doc};
-use chunktui::tui::worker::chunk_now;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
@@ -32,7 +32,7 @@ fn model(text: &str, size: usize, overlap: usize, screen: Rect) -> Model {
 fn cell_of(m: &Model, area: Rect, b: usize) -> (u16, u16) {
     let line = m.layout.line_of(b);
     let (s, _) = m.layout.lines[line];
-    let col: usize = m.text[s as usize..b].chars().map(chunktui::tui::layout::char_width).sum();
+    let col: usize = m.text[s as usize..b].chars().map(chunktui::tui::view::layout::char_width).sum();
     (area.x + view::gutter_width(area.width) + col as u16, area.y + (line - m.top) as u16)
 }
 
@@ -136,11 +136,11 @@ fn tiny_and_odd_terminals_do_not_panic_and_show_the_count() {
         m.compare = true;
         update(&mut m, Msg::Resized(w, h));
         view::render(&m, &Theme::dark(), area, &mut buf);
-        m.mode = chunktui::tui::model::Mode::Help;
+        m.mode = chunktui::tui::app::model::Mode::Help;
         view::render(&m, &Theme::dark(), area, &mut buf);
         if w >= 40 {
             m.compare = false;
-            m.mode = chunktui::tui::model::Mode::Normal;
+            m.mode = chunktui::tui::app::model::Mode::Normal;
             update(&mut m, Msg::Resized(w, h));
             let mut buf = Buffer::empty(area);
             view::render(&m, &Theme::dark(), area, &mut buf);
@@ -196,7 +196,7 @@ fn help_box_border_is_not_covered_by_a_wide_glyph_left_of_it() {
     let text: String = (0..40).map(|i| format!("中文中文中文中文中文中文中文中文中文中文中文中文 {i}\n")).collect();
     let area = Rect::new(0, 0, 80, 30);
     let mut m = model(&text, 50, 0, area);
-    m.mode = chunktui::tui::model::Mode::Help;
+    m.mode = chunktui::tui::app::model::Mode::Help;
     let mut buf = Buffer::empty(area);
     view::render(&m, &Theme::dark(), area, &mut buf);
     let left = (0..area.width).find(|&x| buf[(x, 5)].symbol() == "│").expect("help border on row 5");

@@ -4,27 +4,15 @@
 //! highlighting, embedding, retrieval and lint run on worker threads
 //! ([`jobs`]), with one rule for stale work: the newest request wins.
 
-pub mod bench;
-pub mod embed_update;
-pub mod embedder;
-pub mod export;
+pub mod app;
+pub mod features;
 pub mod jobs;
-pub mod keymap;
-pub mod layout;
-pub mod levels;
-pub mod lint;
-pub mod model;
-pub mod msg;
-pub mod params;
-pub mod probe;
-pub mod reload;
-pub mod retrieval;
-pub mod search;
-pub mod semantic;
-pub mod signals;
-pub mod theme;
-pub mod update;
 pub mod view;
+
+// The paths code outside src/tui uses (the CLI, tests, the fuzz target).
+pub use app::{keymap, model, msg, update};
+pub use features::{bench, embedder, lint, params, probe, reload, retrieval};
+pub use view::theme;
 
 /// The chunker's functions where tests outside the workbench find them.
 pub mod worker {
@@ -35,6 +23,7 @@ use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::eval::model_choice::{choose_for, ModelSource};
+use app::signals;
 use crossterm::event::{self, EnableMouseCapture, Event};
 use jobs::runtime::Runtime;
 use model::Model;

@@ -1,9 +1,6 @@
 //! The chunker's jobs: cut a pane's text (or re-cut it from a cached
 //! analysis), then hand the chunks to the token counter.
 
-use super::super::embedder;
-use super::super::msg::Msg;
-use super::super::semantic::SemanticAnalysis;
 use super::count::CountReq;
 use super::{Reply, Worker};
 use crate::chunk::Chunk;
@@ -11,6 +8,9 @@ use crate::config::ChunkConfig;
 use crate::embedding::Control;
 use crate::extract::Structure;
 use crate::stats::Stats;
+use crate::tui::app::msg::Msg;
+use crate::tui::features::embedder;
+use crate::tui::features::semantic::SemanticAnalysis;
 use crate::Chunker;
 use std::sync::Arc;
 

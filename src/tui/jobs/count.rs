@@ -1,10 +1,10 @@
 //! Standalone token counts of a pane's chunks, on their own thread so that
 //! counting a huge chunk never delays the next cut.
 
-use super::super::msg::Msg;
 use super::Reply;
 use crate::chunk::Chunk;
 use crate::size::Tokenizer;
+use crate::tui::app::msg::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -10,8 +10,8 @@ pub mod highlight;
 pub mod runtime;
 pub mod slot;
 
-use super::msg::Msg;
 use crate::embedding::CancelFlag;
+use crate::tui::app::msg::Msg;
 pub use slot::{Job, Reply, Slot};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;

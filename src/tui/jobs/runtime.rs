@@ -7,16 +7,16 @@
 //! analysis, or it scores the question set while a newer one answers the
 //! probe).
 
-use super::super::embedder::{self, EmbedReq};
-use super::super::lint::{self, LintReq, ModelTokens};
-use super::super::msg::{Cmd, Msg};
-use super::super::retrieval::{self, Indexes, RetrieveReq};
 use super::chunk::{self, ChunkReq};
 use super::count::{self, CountReq};
 use super::highlight::{self, HlReq};
 use super::Worker;
 use crate::document::Document;
 use crate::error::{Error, Result};
+use crate::tui::app::msg::{Cmd, Msg};
+use crate::tui::features::embedder::{self, EmbedReq};
+use crate::tui::features::lint::{self, LintReq, ModelTokens};
+use crate::tui::features::retrieval::{self, Indexes, RetrieveReq};
 use std::path::Path;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::Duration;
@@ -122,7 +122,7 @@ impl Runtime {
                         let _ = tx.send(Msg::ExportConflicted { path, kind });
                         return;
                     }
-                    let r = super::super::export::write(&path, kind, &config, &chunks, &text);
+                    let r = crate::tui::features::export::write(&path, kind, &config, &chunks, &text);
                     let _ = tx.send(Msg::Exported(r.map(|_| path).map_err(|e| e.to_string())));
                 });
             }

@@ -14,8 +14,8 @@
 //! result only while the pane waits for it (its revision or job id), so a
 //! superseded result is never applied either way.
 
-use super::super::msg::Msg;
 use crate::embedding::CancelFlag;
+use crate::tui::app::msg::Msg;
 use std::cell::Cell;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

@@ -6,9 +6,9 @@
 //! With a gradient threshold the bars show the gradient series the
 //! threshold applies to.
 
-use crate::tui::model::Model;
-use crate::tui::semantic;
-use crate::tui::theme::Theme;
+use crate::tui::app::model::Model;
+use crate::tui::features::semantic;
+use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

@@ -4,8 +4,8 @@
 //! of both chunk lists, well under a millisecond for thousands of chunks.
 
 use crate::diff::{diff, Diff};
-use crate::tui::model::Model;
-use crate::tui::theme::Theme;
+use crate::tui::app::model::Model;
+use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::style::Modifier;
 use ratatui::text::Line;

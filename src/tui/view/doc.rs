@@ -5,9 +5,9 @@
 
 use super::gutter_width;
 use crate::chunk::Chunk;
-use crate::tui::layout::char_width;
-use crate::tui::model::Model;
-use crate::tui::theme::Theme;
+use crate::tui::app::model::Model;
+use crate::tui::view::layout::char_width;
+use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -96,11 +96,11 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     let mut syntax = SyntaxCursor { runs, j: runs.partition_point(|r| r.0 as usize <= first).saturating_sub(1) };
     let selected = m.selected.filter(|_| pane == m.active || !m.compare);
     // Hierarchical: the selected chunk's parent, drawn as a band in the margin.
-    let band = selected.and_then(|k| crate::tui::levels::parent_range(m, pane, k));
+    let band = selected.and_then(|k| crate::tui::features::levels::parent_range(m, pane, k));
     let matches = search_matches(m, first, layout.start_of(m.top + area.height as usize));
     let mut mi = 0;
     // The probe's chunks, and the selected question's answer (bytes of this text).
-    let lit: Vec<usize> = crate::tui::probe::lit(m, pane).iter().map(|h| h.0).collect();
+    let lit: Vec<usize> = crate::tui::features::probe::lit(m, pane).iter().map(|h| h.0).collect();
     let questions = m.questions.as_ref().filter(|q| q.doc_rev == m.doc_rev);
     let refs = questions.map_or(&[][..], |q| q.selected_refs());
     let max_x = area.x + area.width;
@@ -194,7 +194,7 @@ pub fn band_mark(band: &std::ops::Range<usize>, s: usize, next: usize) -> Option
 /// that touch bytes `from..to`, in order.
 pub fn search_matches(m: &Model, from: usize, to: usize) -> Vec<std::ops::Range<usize>> {
     let q = match &m.mode {
-        crate::tui::model::Mode::Search(q) if !q.is_empty() => q.as_str(),
+        crate::tui::app::model::Mode::Search(q) if !q.is_empty() => q.as_str(),
         _ => m.last_search.as_deref().unwrap_or(""),
     };
     if q.is_empty() {
@@ -214,7 +214,7 @@ fn gutter(
     chunks: &[Chunk],
     theme: &Theme,
     selected: Option<usize>,
-    questions: Option<&crate::tui::probe::Questions>,
+    questions: Option<&crate::tui::features::probe::Questions>,
     s: usize,
     next: usize,
     area: Rect,

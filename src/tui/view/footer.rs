@@ -1,9 +1,9 @@
 //! The key footer: the most useful keys first, as many as fit the width
 //! (never a cut label); `?` lists the rest.
 
-use crate::tui::keymap::Action::{self, *};
-use crate::tui::model::Model;
-use crate::tui::theme::Theme;
+use crate::tui::app::keymap::Action::{self, *};
+use crate::tui::app::model::Model;
+use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

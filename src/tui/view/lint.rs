@@ -3,8 +3,8 @@
 //! above the chunk list: counts per rule, the selected chunk's findings.
 
 use super::Regions;
-use crate::tui::model::Model;
-use crate::tui::theme::Theme;
+use crate::tui::app::model::Model;
+use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

@@ -1,9 +1,9 @@
 //! The help screen and the one-line prompts (search, export path, overwrite).
 
-use crate::tui::keymap::default_bindings;
-use crate::tui::model::{Mode, Model};
-use crate::tui::msg::ExportKind;
-use crate::tui::theme::Theme;
+use crate::tui::app::keymap::default_bindings;
+use crate::tui::app::model::{Mode, Model};
+use crate::tui::app::msg::ExportKind;
+use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -117,7 +117,7 @@ pub fn prompt(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
 
 /// The end of `s` that fits `width` columns, with `…` when cut.
 pub fn tail(s: &str, width: usize) -> String {
-    let w = |c: char| crate::tui::layout::char_width(c);
+    let w = |c: char| crate::tui::view::layout::char_width(c);
     if s.chars().map(w).sum::<usize>() <= width {
         return s.to_string();
     }

@@ -4,10 +4,10 @@
 //! comparison strip.
 
 use crate::eval::metrics::Report;
-use crate::tui::layout::char_width;
-use crate::tui::model::Model;
-use crate::tui::probe::{self, score_label, K};
-use crate::tui::theme::Theme;
+use crate::tui::app::model::Model;
+use crate::tui::features::probe::{self, score_label, K};
+use crate::tui::view::layout::char_width;
+use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

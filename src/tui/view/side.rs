@@ -3,10 +3,10 @@
 
 use crate::config::Unit;
 use crate::stats::Stats;
-use crate::tui::keymap::Action;
-use crate::tui::model::Model;
-use crate::tui::probe;
-use crate::tui::theme::Theme;
+use crate::tui::app::keymap::Action;
+use crate::tui::app::model::Model;
+use crate::tui::features::probe;
+use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -50,10 +50,10 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         row("strategy", c.strategy.to_string(), key(m, Action::CycleStrategy)),
         row("unit", c.unit.to_string(), key(m, Action::CycleUnit)),
         row("tokenizer", c.tokenizer.clone(), key(m, Action::CycleTokenizer)),
-        if crate::tui::levels::count(m.pane()) > 0 {
+        if crate::tui::features::levels::count(m.pane()) > 0 {
             let keys =
                 format!("{} {} {}", key(m, Action::SizeDown), key(m, Action::SizeUp), key(m, Action::CycleLevel));
-            row("levels", crate::tui::levels::sizes_label(m.pane()), keys)
+            row("levels", crate::tui::features::levels::sizes_label(m.pane()), keys)
         } else {
             row("size", c.size.to_string(), format!("{} {}", key(m, Action::SizeDown), key(m, Action::SizeUp)))
         },
@@ -65,7 +65,7 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
                 key(m, Action::ThresholdUp),
                 key(m, Action::CycleThresholdType)
             );
-            row("threshold", crate::tui::semantic::threshold_summary(c), keys)
+            row("threshold", crate::tui::features::semantic::threshold_summary(c), keys)
         } else {
             row("preset", c.recursive.preset.clone(), key(m, Action::CyclePreset))
         },

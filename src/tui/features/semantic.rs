@@ -1,5 +1,5 @@
 //! The model strategies in the workbench. Embedding is the slow step and runs
-//! on its own thread ([`super::embedder`]); its result, a
+//! on its own thread ([`crate::tui::features::embedder`]); its result, a
 //! [`SemanticAnalysis`], is cached in the model by [`AnalysisKey`] so that
 //! threshold and size changes only re-cut (on the chunker thread, in
 //! milliseconds) and never embed again.
@@ -10,9 +10,9 @@
 //!   runs the whole strategy on the embedding thread (the on-disk embedding
 //!   cache makes repeats quick).
 
-use super::model::Model;
-use super::msg::Cmd;
 use crate::config::{ChunkConfig, StrategyKind, ThresholdType};
+use crate::tui::app::model::Model;
+use crate::tui::app::msg::Cmd;
 use std::sync::Arc;
 
 pub use crate::embedding::CancelFlag;

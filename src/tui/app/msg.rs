@@ -1,12 +1,12 @@
 //! Messages are facts that happened (past tense); commands are things the
 //! runtime should do (verbs). `update` turns one into the other.
 
-use super::retrieval::{Retrieval, RetrieveReq};
-use super::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, Unit};
 use crate::document::Document;
 use crate::stats::Stats;
+use crate::tui::features::retrieval::{Retrieval, RetrieveReq};
+use crate::tui::features::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui::style::Color;
 use std::path::PathBuf;
@@ -98,7 +98,7 @@ pub enum Msg {
     Linted {
         pane: usize,
         rev: u64,
-        result: Result<super::lint::Linted, String>,
+        result: Result<crate::tui::features::lint::Linted, String>,
     },
     /// SIGTERM, SIGINT or SIGHUP arrived (this signal number): quit as `q` does.
     Signalled(i32),
@@ -152,7 +152,7 @@ pub enum Cmd {
     /// Rank the probe question / score the question set (retrieval thread).
     Retrieve(RetrieveReq),
     /// Lint a pane's new chunks (lint thread).
-    Lint(super::lint::LintReq),
+    Lint(crate::tui::features::lint::LintReq),
     Highlight {
         doc_rev: u64,
         text: Arc<str>,

@@ -7,9 +7,9 @@ use serde::Deserialize;
 use std::str::FromStr;
 
 pub const BUILTIN: [(&str, &str); 3] = [
-    ("dark", include_str!("../../themes/dark.toml")),
-    ("light", include_str!("../../themes/light.toml")),
-    ("high-contrast", include_str!("../../themes/high-contrast.toml")),
+    ("dark", include_str!("../../../themes/dark.toml")),
+    ("light", include_str!("../../../themes/light.toml")),
+    ("high-contrast", include_str!("../../../themes/high-contrast.toml")),
 ];
 
 #[derive(Deserialize)]

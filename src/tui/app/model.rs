@@ -1,16 +1,16 @@
 //! The one Model: everything the screen shows, nothing the runtime owns
 //! (threads, terminal). `update` changes it; `view` reads it.
 
-use super::keymap::Keymap;
-use super::layout::Layout;
-use super::msg::ExportKind;
-use super::probe::{ProbeState, Questions};
-use super::semantic::{Cached, SemState};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::{DocKind, Document};
 use crate::extract::Structure;
 use crate::stats::Stats;
+use crate::tui::app::keymap::Keymap;
+use crate::tui::app::msg::ExportKind;
+use crate::tui::features::probe::{ProbeState, Questions};
+use crate::tui::features::semantic::{Cached, SemState};
+use crate::tui::view::layout::Layout;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
 use std::path::PathBuf;
@@ -35,7 +35,7 @@ pub struct Pane {
     /// Every chunk of the result (all levels of a hierarchical cut; else
     /// the same list as `chunks`). What the chunks export writes.
     pub all_chunks: Arc<Vec<Chunk>>,
-    /// The level of a hierarchical cut on screen (0 = the largest; see [`super::levels`]).
+    /// The level of a hierarchical cut on screen (0 = the largest; see [`crate::tui::features::levels`]).
     pub level: u8,
     pub stats: Stats,
     /// Standalone token counts under `config.tokenizer` of the shown
@@ -50,7 +50,7 @@ pub struct Pane {
     /// The query probe and the evaluation of these chunks.
     pub probe: ProbeState,
     /// Chunk lint of these chunks, once computed.
-    pub lint: super::lint::PaneLint,
+    pub lint: crate::tui::features::lint::PaneLint,
 }
 
 impl Pane {
@@ -95,7 +95,7 @@ impl Pane {
 
     /// The size limit chunks are held to, if the strategy promises one.
     pub fn limit(&self) -> Option<usize> {
-        self.config.strategy.promises_size_limit().then(|| super::levels::size_of_shown(self))
+        self.config.strategy.promises_size_limit().then(|| crate::tui::features::levels::size_of_shown(self))
     }
 }
 
@@ -209,7 +209,7 @@ impl Model {
             lint_panel: false,
             quit: false,
         };
-        super::update::relayout(&mut m);
+        crate::tui::app::update::relayout(&mut m);
         m
     }
 

@@ -85,7 +85,7 @@ struct KeymapAsset {
     binding: Vec<Binding>,
 }
 
-const KEYMAP_ASSET: &str = include_str!("../../assets/keymap.toml");
+const KEYMAP_ASSET: &str = include_str!("../../../assets/keymap.toml");
 
 /// The default bindings, in help order, parsed once from the embedded asset
 /// (a unit test proves it parses and covers every action).

@@ -4,15 +4,15 @@
 //! on ratatui's TestBackend; we time key to finished frame. Then the time to
 //! the first frame of a 10 MB file (the text shows before chunks arrive).
 
-use super::jobs::runtime::Runtime;
-use super::model::Model;
-use super::msg::Msg;
-use super::params::non_model_strategies;
-use super::theme::Theme;
-use super::{update, view};
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
+use crate::tui::app::model::Model;
+use crate::tui::app::msg::Msg;
+use crate::tui::features::params::non_model_strategies;
+use crate::tui::jobs::runtime::Runtime;
+use crate::tui::view::theme::Theme;
+use crate::tui::{app::update, view};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;

@@ -1,20 +1,20 @@
-//! The embedding jobs, on the embedder's thread ([`super::jobs`]), never on
+//! The embedding jobs, on the embedder's thread ([`crate::tui::jobs`]), never on
 //! the UI thread. Jobs carry a cancel flag that `update` sets when a newer
 //! request replaces them (a new document, model or buffer); cancelled jobs
 //! are skipped, or stop between batches. Progress goes back as
 //! [`Msg::EmbedProgress`].
 //!
-//! Also [`recut_now`], the chunker thread's side of [`Cmd::Recut`](super::msg::Cmd::Recut).
+//! Also [`recut_now`], the chunker thread's side of [`Cmd::Recut`](crate::tui::app::msg::Cmd::Recut).
 
-use super::jobs::count::CountReq;
-use super::jobs::{Reply, Worker};
-use super::msg::Msg;
-use super::semantic::AnalysisKey;
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::embedding::{CancelFlag, Control};
 use crate::stats::Stats;
 use crate::strategy::semantic::{self, analysis::SemanticAnalysis};
+use crate::tui::app::msg::Msg;
+use crate::tui::features::semantic::AnalysisKey;
+use crate::tui::jobs::count::CountReq;
+use crate::tui::jobs::{Reply, Worker};
 use std::sync::mpsc::channel;
 use std::sync::Arc;
 
@@ -39,8 +39,8 @@ pub fn run_sync(req: &EmbedReq) -> Vec<Msg> {
 
 /// One embedding job; whole runs hand their chunks to the token counter.
 pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
-    use super::msg::Analyzed;
     use crate::error::Error;
+    use crate::tui::app::msg::Analyzed;
     use crate::Chunker;
     let (pane, id) = (req.pane, req.id);
     if !reply.send(Msg::EmbedProgress { pane, id, done: 0, total: 0 }) {

@@ -2,7 +2,7 @@
 //!
 //! - **Probe** (`a`): a question per pane, ranked against that pane's chunks
 //!   by its retriever (`r`: dense → bm25 → hybrid) on the retrieval thread
-//!   ([`super::retrieval`]); the best [`K`] chunks light up.
+//!   ([`crate::tui::features::retrieval`]); the best [`K`] chunks light up.
 //! - **Evaluation** (`--queries`): the question set scored on every new set
 //!   of chunks; the panel shows the numbers next to the previous ones.
 //!
@@ -11,17 +11,17 @@
 //! answer dropped. New chunks re-run both, so the answer follows the
 //! settings.
 
-use super::keymap::Action;
-use super::model::{Mode, Model};
-use super::msg::Cmd;
-use super::retrieval::{Retrieval, RetrieveReq};
-use super::update::{clamp_top, page, set_error, set_status};
 use crate::embedding::CancelFlag;
 use crate::error::{Error, Result};
 use crate::eval::queries::{QuestionSet, Resolved};
 use crate::eval::retrieve::{Hit, RetrieverKind};
 use crate::eval::Evaluation;
 use crate::size::CharIndex;
+use crate::tui::app::keymap::Action;
+use crate::tui::app::model::{Mode, Model};
+use crate::tui::app::msg::Cmd;
+use crate::tui::app::update::{clamp_top, page, set_error, set_status};
+use crate::tui::features::retrieval::{Retrieval, RetrieveReq};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::ops::Range;
 use std::sync::Arc;

@@ -4,10 +4,10 @@
 //! and FIFOs are written in place, symlinks followed) and refuses the
 //! document itself (`cli` marks it with `export::protect_input`).
 
-use super::msg::ExportKind;
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::Result;
+use crate::tui::app::msg::ExportKind;
 use std::path::Path;
 
 /// Write one export (on its own thread: see the runtime).

@@ -5,10 +5,10 @@
 //! level key cycles the level; the selected chunk's parent (one level up)
 //! is drawn as a band in the document view's margin.
 
-use super::model::{Model, Pane};
 use crate::chunk::Chunk;
 use crate::stats::Stats;
 use crate::strategy::hierarchical::level_sizes;
+use crate::tui::app::model::{Model, Pane};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -45,7 +45,7 @@ fn show(p: &mut Pane, text: &str) {
     p.stats = Stats::compute(&shown, text, limit);
     p.chunks = Arc::new(shown);
     p.tokens = shown_tokens(p);
-    super::lint::reshow(p);
+    crate::tui::features::lint::reshow(p);
 }
 
 /// The shown chunks' token counts, from the counts of every chunk (None

@@ -2,10 +2,10 @@
 //! then every pane that wants them re-cut), whole model runs. A result whose
 //! job is no longer any pane's job is stale and dropped.
 
-use super::model::Model;
-use super::msg::{Analyzed, Cmd, Msg};
-use super::semantic::{self, wants, Cached};
-use super::update::{set_error, set_status, update};
+use crate::tui::app::model::Model;
+use crate::tui::app::msg::{Analyzed, Cmd, Msg};
+use crate::tui::app::update::{set_error, set_status, update};
+use crate::tui::features::semantic::{self, wants, Cached};
 
 fn owner(m: &Model, id: u64) -> Option<usize> {
     m.panes.iter().position(|p| p.sem.job.as_ref().is_some_and(|j| j.id == id))

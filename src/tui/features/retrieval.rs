@@ -1,13 +1,11 @@
 //! The retrieval jobs: index a pane's chunks with a retriever (BM25,
 //! dense, hybrid), rank the probe question, score the question set. On the
-//! retriever's thread ([`super::jobs`]), never on the UI thread; one job at
+//! retriever's thread ([`crate::tui::jobs`]), never on the UI thread; one job at
 //! a time, the ones `update` cancelled skipped. The last
 //! index of each pane is kept, so asking another question about the same
 //! chunks embeds nothing again. Progress goes back as
 //! [`Msg::RetrieveProgress`], the answer as [`Msg::Retrieved`].
 
-use super::jobs::Reply;
-use super::msg::Msg;
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::embedding::{CancelFlag, Control};
@@ -15,6 +13,8 @@ use crate::error::{Error, Result};
 use crate::eval::queries::Resolved;
 use crate::eval::retrieve::{Dense, Hit, Hybrid, Lexical, Retriever, RetrieverKind};
 use crate::eval::{evaluate, Chunked, Evaluation, Pool};
+use crate::tui::app::msg::Msg;
+use crate::tui::jobs::Reply;
 use crate::Chunker;
 use std::sync::mpsc::channel;
 use std::sync::Arc;

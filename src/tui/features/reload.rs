@@ -7,12 +7,12 @@
 //! screen (`Pane::rev` and `Pane::rev_doc`), with its ranges checked against
 //! that text all the same.
 
-use super::model::Model;
-use super::msg::Cmd;
-use super::update::{relayout_at, set_status, start};
 use crate::chunk::Chunk;
 use crate::document::Document;
 use crate::stats::Stats;
+use crate::tui::app::model::Model;
+use crate::tui::app::msg::Cmd;
+use crate::tui::app::update::{relayout_at, set_status, start};
 use std::sync::Arc;
 
 /// The watched file was read again.
@@ -46,7 +46,7 @@ fn swap_text(m: &mut Model, doc: Document) {
     m.analyses.retain(|c| c.key.doc_rev == doc_rev);
     m.selected = None;
     m.last_found = None;
-    super::probe::text_swapped(m);
+    crate::tui::features::probe::text_swapped(m);
 }
 
 /// A chunk result for `pane` answers its newest request, made for this text.

@@ -1,15 +1,15 @@
 //! Chunk lint in the workbench: every new set of chunks is linted on the
 //! lint thread (never on the UI thread; a newer request for a pane
-//! supersedes the older one, see [`super::jobs`]), the findings of the
+//! supersedes the older one, see [`crate::tui::jobs`]), the findings of the
 //! level on screen are kept on the pane, marked in the document's margin
 //! and listed in the lint panel.
 
-use super::model::{Model, Pane};
-use super::msg::{Cmd, Msg};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::DocKind;
 use crate::lint::{Finding, LintOptions, Rule};
+use crate::tui::app::model::{Model, Pane};
+use crate::tui::app::msg::{Cmd, Msg};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -155,10 +155,10 @@ pub fn reshow(p: &mut Pane) {
 pub fn next_finding(m: &mut Model) {
     let l = &m.pane().lint;
     if l.rev == 0 {
-        return super::update::set_status(m, "lint is still running…".into());
+        return crate::tui::app::update::set_status(m, "lint is still running…".into());
     }
     if l.shown.is_empty() {
-        return super::update::set_status(m, "lint: no findings in these chunks".into());
+        return crate::tui::app::update::set_status(m, "lint: no findings in these chunks".into());
     }
     // After the selected chunk's own findings (or its start), else after the top of the screen.
     let from = match m.selected {
@@ -168,12 +168,12 @@ pub fn next_finding(m: &mut Model) {
     let from = from.unwrap_or_else(|| m.layout.start_of(m.top));
     let i = l.shown.iter().position(|f| f.at >= from && Some(f.chunk) != m.selected).unwrap_or(0);
     let (f, n) = (l.shown[i].clone(), l.shown.len());
-    super::update::select(m, f.chunk);
+    crate::tui::app::update::select(m, f.chunk);
     let line = m.layout.line_of(f.at);
-    let page = super::update::page(m);
+    let page = crate::tui::app::update::page(m);
     if line < m.top || line >= m.top + page {
         m.top = line.saturating_sub(page / 2);
-        super::update::clamp_top(m);
+        crate::tui::app::update::clamp_top(m);
     }
-    super::update::set_status(m, format!("⚑ {} of {n}: chunk {}: {}: {}", i + 1, f.chunk, f.rule, f.message));
+    crate::tui::app::update::set_status(m, format!("⚑ {} of {n}: chunk {}: {}: {}", i + 1, f.chunk, f.rule, f.message));
 }

@@ -1,9 +1,9 @@
 //! Parameter changes bound to keys: each edits the active pane's config in a
 //! way that stays valid (overlap below size, size at least 1).
 
-use super::keymap::Action;
 use crate::config::{ChunkConfig, StrategyKind, Unit};
 use crate::strategy::recursive::preset_names;
+use crate::tui::app::keymap::Action;
 
 /// A small size step that feels right at this size.
 pub fn step(size: usize) -> usize {

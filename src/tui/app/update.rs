@@ -1,12 +1,12 @@
 //! `update(model, msg) -> commands`: the only place the model changes. Pure:
 //! no I/O, no threads, no terminal; tests drive it directly.
 
-use super::keymap::Action;
-use super::layout::Layout;
-use super::model::{Highlight, Mode, Model, Status};
-use super::msg::{Cmd, ExportKind, Msg};
-use super::semantic;
-use super::view::{self, side};
+use crate::tui::app::keymap::Action;
+use crate::tui::app::model::{Highlight, Mode, Model, Status};
+use crate::tui::app::msg::{Cmd, ExportKind, Msg};
+use crate::tui::features::semantic;
+use crate::tui::view::layout::Layout;
+use crate::tui::view::{self, side};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 use std::path::PathBuf;
@@ -30,21 +30,21 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             vec![]
         }
         Msg::Chunked { pane, rev, result } => {
-            if !super::reload::is_current(m, pane, rev) {
+            if !crate::tui::features::reload::is_current(m, pane, rev) {
                 return vec![]; // an older request, or one made for an older text
             }
-            match result.and_then(|r| super::reload::checked_against(&m.text, r)) {
+            match result.and_then(|r| crate::tui::features::reload::checked_against(&m.text, r)) {
                 Ok((chunks, stats)) => {
                     let (doc_rev, text) = (m.doc_rev, m.text.clone());
                     let p = &mut m.panes[pane];
                     p.all_tokens = None;
-                    super::levels::take(p, chunks, stats, &text);
+                    crate::tui::features::levels::take(p, chunks, stats, &text);
                     p.chunks_doc = doc_rev;
                     p.error = None;
                     p.shown_rev = rev;
                     clamp_selection(m);
-                    let mut cmds = super::probe::after_chunks(m, pane);
-                    cmds.push(super::lint::request(m, pane));
+                    let mut cmds = crate::tui::features::probe::after_chunks(m, pane);
+                    cmds.push(crate::tui::features::lint::request(m, pane));
                     return cmds;
                 }
                 Err(e) => {
@@ -57,11 +57,12 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         }
         Msg::TokensCounted { pane, rev, counts } => {
             // Counted for every chunk of the result, all levels of a hierarchical cut.
-            let fits =
-                |p: &super::model::Pane| p.rev == rev && p.shown_rev == rev && counts.len() == p.all_chunks.len();
+            let fits = |p: &crate::tui::app::model::Pane| {
+                p.rev == rev && p.shown_rev == rev && counts.len() == p.all_chunks.len()
+            };
             if let Some(p) = m.panes.get_mut(pane).filter(|p| fits(p)) {
                 p.all_tokens = Some(Arc::new(counts));
-                p.tokens = super::levels::shown_tokens(p);
+                p.tokens = crate::tui::features::levels::shown_tokens(p);
             }
             vec![]
         }
@@ -75,7 +76,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             vec![]
         }
-        Msg::FileReloaded(Ok(doc)) => super::reload::file_reloaded(m, doc),
+        Msg::FileReloaded(Ok(doc)) => crate::tui::features::reload::file_reloaded(m, doc),
         Msg::FileReloaded(Err(e)) => {
             set_error(m, format!("{e} (showing the last good version)"));
             vec![]
@@ -92,13 +93,15 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             set_error(m, format!("export failed: {e}"));
             vec![]
         }
-        Msg::EmbedProgress { id, done, total, .. } => super::embed_update::progress(m, id, done, total),
-        Msg::Analyzed { id, result, .. } => super::embed_update::analyzed(m, id, result),
-        Msg::AnalyzedPart { id, result, .. } => super::embed_update::analyzed_part(m, id, result),
-        msg @ Msg::ModelChunked { .. } => super::embed_update::model_chunked(m, msg),
-        Msg::RetrieveProgress { pane, id, done, total } => super::probe::progress(m, pane, id, done, total),
-        Msg::Retrieved { pane, id, result } => super::probe::retrieved(m, pane, id, result),
-        Msg::Linted { pane, rev, result } => super::lint::linted(m, pane, rev, result),
+        Msg::EmbedProgress { id, done, total, .. } => crate::tui::features::embed_update::progress(m, id, done, total),
+        Msg::Analyzed { id, result, .. } => crate::tui::features::embed_update::analyzed(m, id, result),
+        Msg::AnalyzedPart { id, result, .. } => crate::tui::features::embed_update::analyzed_part(m, id, result),
+        msg @ Msg::ModelChunked { .. } => crate::tui::features::embed_update::model_chunked(m, msg),
+        Msg::RetrieveProgress { pane, id, done, total } => {
+            crate::tui::features::probe::progress(m, pane, id, done, total)
+        }
+        Msg::Retrieved { pane, id, result } => crate::tui::features::probe::retrieved(m, pane, id, result),
+        Msg::Linted { pane, rev, result } => crate::tui::features::lint::linted(m, pane, rev, result),
         Msg::Signalled(_) => {
             m.quit = true;
             vec![]
@@ -142,11 +145,11 @@ fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
     })
 }
 
-pub(super) fn set_status(m: &mut Model, text: String) {
+pub(in crate::tui) fn set_status(m: &mut Model, text: String) {
     m.status = Status { text, error: false };
 }
 
-pub(super) fn set_error(m: &mut Model, text: String) {
+pub(in crate::tui) fn set_error(m: &mut Model, text: String) {
     m.status = Status { text: text.lines().next().unwrap_or("").to_string(), error: true };
 }
 
@@ -157,7 +160,7 @@ pub fn relayout(m: &mut Model) {
     relayout_at(m, anchor);
 }
 
-pub(super) fn relayout_at(m: &mut Model, anchor: usize) {
+pub(in crate::tui) fn relayout_at(m: &mut Model, anchor: usize) {
     let w = view::regions_of(m).text_width();
     if m.layout.width != w || m.layout.doc_rev != m.doc_rev || m.layout.is_empty() {
         m.layout = Arc::new(Layout::new(&m.text, w, m.doc_rev));
@@ -166,11 +169,11 @@ pub(super) fn relayout_at(m: &mut Model, anchor: usize) {
     clamp_top(m);
 }
 
-pub(super) fn page(m: &Model) -> usize {
+pub(in crate::tui) fn page(m: &Model) -> usize {
     view::regions_of(m).text_height()
 }
 
-pub(super) fn clamp_top(m: &mut Model) {
+pub(in crate::tui) fn clamp_top(m: &mut Model) {
     m.top = m.top.min(m.layout.len().saturating_sub(page(m)));
 }
 
@@ -180,12 +183,12 @@ fn scroll_by(m: &mut Model, delta: isize) {
 }
 
 /// Keep the selection an index into the active pane's chunks (None when it has none).
-pub(super) fn clamp_selection(m: &mut Model) {
+pub(in crate::tui) fn clamp_selection(m: &mut Model) {
     let n = m.pane().chunks.len();
     m.selected = m.selected.filter(|_| n > 0).map(|s| s.min(n - 1));
 }
 
-pub(super) fn select(m: &mut Model, k: usize) {
+pub(in crate::tui) fn select(m: &mut Model, k: usize) {
     let Some(c) = m.pane().chunks.get(k) else { return };
     let chars = c.checked_text(&m.text).map_or(0, |t| t.chars().count());
     let (start, size) = (c.range.start, c.size);
@@ -229,7 +232,7 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
                 KeyCode::Esc => m.mode = Mode::Normal,
                 KeyCode::Enter => {
                     m.mode = Mode::Normal;
-                    super::search::run(m, q);
+                    crate::tui::features::search::run(m, q);
                 }
                 KeyCode::Backspace => {
                     q.pop();
@@ -243,7 +246,7 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
             }
             return vec![];
         }
-        Mode::Ask(q) => return super::probe::ask_key(m, k, q),
+        Mode::Ask(q) => return crate::tui::features::probe::ask_key(m, k, q),
         Mode::ExportPath { mut input, kind } => {
             match k.code {
                 KeyCode::Esc => {
@@ -311,18 +314,18 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         }
         Action::Search => m.mode = Mode::Search(String::new()),
         Action::CycleLevel => {
-            let msg = super::levels::cycle(m);
+            let msg = crate::tui::features::levels::cycle(m);
             set_status(m, msg);
         }
         Action::ExportConfig => {
             m.mode = Mode::ExportPath {
-                input: super::export::default_path(&m.path, ExportKind::Config),
+                input: crate::tui::features::export::default_path(&m.path, ExportKind::Config),
                 kind: ExportKind::Config,
             }
         }
         Action::ExportChunks => {
             m.mode = Mode::ExportPath {
-                input: super::export::default_path(&m.path, ExportKind::Chunks),
+                input: crate::tui::features::export::default_path(&m.path, ExportKind::Chunks),
                 kind: ExportKind::Chunks,
             }
         }
@@ -346,7 +349,7 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         Action::CopyToOtherPane => {
             let other = m.active ^ 1;
             m.panes[other].config = m.pane().config.clone();
-            super::probe::copy_to(m, m.active, other);
+            crate::tui::features::probe::copy_to(m, m.active, other);
             set_status(m, format!("copied {} to {}", ["A", "B"][m.active], ["A", "B"][other]));
             return rechunk(m, other).into_iter().collect();
         }
@@ -359,9 +362,9 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
                     .into(),
             );
         }
-        Action::NextFinding => super::lint::next_finding(m),
+        Action::NextFinding => crate::tui::features::lint::next_finding(m),
         Action::Ask | Action::ClearProbe | Action::CycleRetriever | Action::SortByScore | Action::NextQuestion => {
-            return super::probe::action(m, action);
+            return crate::tui::features::probe::action(m, action);
         }
         Action::ThresholdUp | Action::ThresholdDown | Action::CycleThresholdType => {
             let active = m.active;
@@ -384,7 +387,7 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         param => {
             let active = m.active;
             let tokenizers = m.tokenizers.clone();
-            if let Some(msg) = super::params::apply(&mut m.panes[active].config, param, &tokenizers) {
+            if let Some(msg) = crate::tui::features::params::apply(&mut m.panes[active].config, param, &tokenizers) {
                 let msg = if m.compare { format!("{}: {msg}", ["A", "B"][active]) } else { msg };
                 set_status(m, msg);
                 return rechunk(m, active).into_iter().collect();
