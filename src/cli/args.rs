@@ -454,7 +454,7 @@ pub struct ChunkFlags {
 
 /// `--strategy` in `-h`: the names, from the strategy table.
 fn strategy_help() -> String {
-    format!("How to cut (default recursive): {}", StrategyKind::NAMES.join(", "))
+    format!("How to cut (default recursive): {}", StrategyKind::names().join(", "))
 }
 
 /// `--strategy` in `--help`: every strategy with its one line and the flags
@@ -464,7 +464,7 @@ fn strategy_long_help() -> String {
         "How to cut (default recursive). [model] strategies need `chunktui setup` or --model.
 ",
     );
-    for kind in StrategyKind::ALL {
+    for kind in StrategyKind::all() {
         let spec = kind.spec();
         let model = if spec.needs_model { " [model]" } else { "" };
         out.push_str(&format!("\n{}{model}\n    {}", spec.name, spec.help));

@@ -132,9 +132,9 @@ pub fn problems(c: &ChunkConfig, problems: &mut Vec<String>) {
         problems.push(format!("hierarchical.levels (--levels) {big} is too large: use at most {MAX_COUNT}"));
     }
     if h.base == StrategyKind::Hierarchical || h.base.needs_model() {
-        let usable: Vec<&str> = StrategyKind::ALL
-            .iter()
-            .filter(|k| !k.needs_model() && **k != StrategyKind::Hierarchical)
+        let usable: Vec<&str> = StrategyKind::all()
+            .into_iter()
+            .filter(|k| !k.needs_model() && *k != StrategyKind::Hierarchical)
             .map(|k| k.name())
             .collect();
         problems.push(format!("hierarchical.base (--base) cannot be '{}': use one of {}", h.base, usable.join(", ")));

@@ -22,7 +22,7 @@ fn next<T: PartialEq + Copy>(list: &[T], cur: T) -> T {
 }
 
 pub fn non_model_strategies() -> Vec<StrategyKind> {
-    StrategyKind::ALL.iter().copied().filter(|k| !k.needs_model()).collect()
+    StrategyKind::all().into_iter().filter(|k| !k.needs_model()).collect()
 }
 
 /// Apply a parameter action; returns a one-line description of the change,
@@ -57,7 +57,7 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
             format!("strategy {}", c.strategy)
         }
         Action::CycleStrategyAll => {
-            c.strategy = next(StrategyKind::ALL, c.strategy);
+            c.strategy = next(&StrategyKind::all(), c.strategy);
             format!("strategy {}", c.strategy)
         }
         Action::CycleUnit => {
