@@ -17,7 +17,8 @@ use crate::error::Result;
 use crate::extract::BlockKind;
 use crate::segment::{push_trimmed, EachRange};
 use crate::size::SizeIndex;
-use crate::strategy::recursive::{self, Packer, Sep, Separators};
+use crate::strategy::pack::Packer;
+use crate::strategy::recursive::{self, Sep, Separators};
 use std::ops::Range;
 
 pub const SPEC: Spec = Spec {

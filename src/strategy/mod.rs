@@ -17,6 +17,7 @@ pub mod html;
 pub mod langchain;
 pub mod late;
 pub mod markdown;
+pub mod pack;
 pub mod recursive;
 pub mod semantic;
 pub mod sentence;
@@ -24,6 +25,7 @@ pub mod settings;
 pub mod table;
 
 pub use crate::config::StrategyKind;
+pub(crate) use pack::Window;
 pub use settings::check;
 pub use table::register;
 
@@ -349,41 +351,6 @@ pub(crate) fn regex_too_big(raw: &str, limit: usize, count: usize) -> Error {
          smaller repetition counts like {{1000}}) or list fewer separators",
         limit >> 10
     ))
-}
-
-/// A queue that hands out its contents as one slice: the open chunk of a
-/// packer, the window of LangChain's merge.
-pub(crate) struct Window<T> {
-    items: Vec<T>,
-    head: usize,
-}
-
-impl<T> Window<T> {
-    pub fn new() -> Self {
-        Window { items: Vec::new(), head: 0 }
-    }
-    pub fn len(&self) -> usize {
-        self.items.len() - self.head
-    }
-    pub fn as_slice(&self) -> &[T] {
-        &self.items[self.head..]
-    }
-    pub fn push(&mut self, item: T) {
-        self.items.push(item);
-    }
-    /// Forget the first `n` items (at most all of them).
-    pub fn drop_front(&mut self, n: usize) {
-        self.head = (self.head + n).min(self.items.len());
-        // Free what was dropped once it is most of the vector.
-        if self.head >= 64 && self.head * 2 >= self.items.len() {
-            self.items.drain(..self.head);
-            self.head = 0;
-        }
-    }
-    pub fn clear(&mut self) {
-        self.items.clear();
-        self.head = 0;
-    }
 }
 
 /// Attach sizes to ranges.

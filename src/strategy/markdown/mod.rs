@@ -16,7 +16,8 @@ use crate::config::ChunkConfig;
 use crate::error::Result;
 use crate::segment::{push_trimmed, trim_range, EachRange};
 use crate::size::SizeIndex;
-use crate::strategy::recursive::{self, Packer, Sep, Separators};
+use crate::strategy::pack::Packer;
+use crate::strategy::recursive::{self, Sep, Separators};
 use blocks::{Block, Kind};
 use std::ops::Range;
 
