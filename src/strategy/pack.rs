@@ -1,8 +1,9 @@
 //! The shared packer: pieces (paragraphs, lines, sentences, blocks) in text
 //! order become chunks of at most `size`, with up to `overlap` of trailing
 //! pieces carried into the next chunk, and headings kept with the text they
-//! name. recursive, markdown, html, sentence, code and hierarchical cut
-//! their pieces their own way and pack them here.
+//! name. recursive, markdown and html cut their pieces their own way and
+//! pack them here; sentence, code and hierarchical reach it through
+//! recursive's splitter for what they cannot cut themselves.
 
 use crate::segment::{push_trimmed, trim_range, RangeSink};
 use crate::size::SizeIndex;
