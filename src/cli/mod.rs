@@ -7,6 +7,7 @@ mod corpus;
 mod diff;
 mod eval;
 pub mod export_splitter;
+mod flags;
 mod lint;
 mod model;
 mod records;
