@@ -10,6 +10,11 @@
 //! fails (it then reports `start_index = -1`) the chunk keeps the source span it
 //! was cut from.
 //!
+//! Every splitter here streams: chunks are cut, placed and handed over one at
+//! a time ([`crate::strategy::Strategy::chunk_each`]), so nothing holds the
+//! chunk list (nor the list of raw chunks before placement); `chunk` collects
+//! what `chunk_each` hands over.
+//!
 //! - [`split`]. `CharacterTextSplitter` and `RecursiveCharacterTextSplitter`
 //!   (`_split_text_with_regex`, `_merge_splits`).
 //! - [`token`]. `TokenTextSplitter` (`split_text_on_tokens`) over tiktoken.
@@ -214,35 +219,53 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     a[..head] == b[..head] && (a.len() <= 8 || a[head..] == b[head..])
 }
 
-/// Place chunks the way `TextSplitter.create_documents(add_start_index=True)`
-/// does: `index = text.find(chunk, max(0, index + previous_chunk_len -
-/// chunk_overlap))`, all in code points, `index = -1` when not found.
-pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn<'_>) -> Vec<Chunk> {
-    let mut cursor = CpCursor::new(text);
-    let mut index: i64 = 0;
-    let mut previous_len: i64 = 0;
-    let mut out = Vec::with_capacity(raws.len());
-    for raw in raws {
+/// Places chunks one at a time, as the splitters make them, the way
+/// `TextSplitter.create_documents(add_start_index=True)` does: `index =
+/// text.find(chunk, max(0, index + previous_chunk_len - chunk_overlap))`, all
+/// in code points, `index = -1` when not found. A search may start far back
+/// (after a failed one, from the text's start), but it searches the text,
+/// never the chunks before: all placement keeps of them is where the last one
+/// went and its length. So a chunk placed after a failed search can start
+/// before the chunk handed over before it.
+pub struct Placer<'t, 'l> {
+    text: &'t str,
+    cursor: CpCursor<'t>,
+    chunk_overlap: usize,
+    len: &'l LenFn<'l>,
+    /// Where the last chunk was found, in code points (-1: not found).
+    index: i64,
+    /// The last chunk's length in code points.
+    previous_len: i64,
+}
+
+impl<'t, 'l> Placer<'t, 'l> {
+    pub fn new(text: &'t str, chunk_overlap: usize, len: &'l LenFn<'l>) -> Self {
+        Placer { text, cursor: CpCursor::new(text), chunk_overlap, len, index: 0, previous_len: 0 }
+    }
+
+    /// The chunk of `raw`, placed after the chunks placed before it.
+    pub fn place(&mut self, raw: Raw) -> Chunk {
+        let text = self.text;
         let s = raw.as_str(text);
         let len_cp = count_chars(s.as_bytes());
-        let from = (index + previous_len - chunk_overlap as i64).max(0) as usize;
-        let found = if from < cursor.total_cp {
-            let from_byte = cursor.byte_of(from);
+        let from = (self.index + self.previous_len - self.chunk_overlap as i64).max(0) as usize;
+        let found = if from < self.cursor.total_cp {
+            let from_byte = self.cursor.byte_of(from);
             find_from(text, s, from_byte, raw.text.is_none().then_some(raw.range.start))
         } else {
             None
         };
-        let size = raw.size.unwrap_or_else(|| match len {
+        let size = raw.size.unwrap_or_else(|| match self.len {
             LenFn::Chars => len_cp,
-            LenFn::Sizer(_) => len.len(s),
+            LenFn::Sizer(_) => self.len.len(s),
         });
         let chunk = match found {
             Some(at) => {
-                index = cursor.cp_of(at) as i64;
+                self.index = self.cursor.cp_of(at) as i64;
                 Chunk::new(at..at + s.len(), size)
             }
             None => {
-                index = -1;
+                self.index = -1;
                 let mut c = Chunk::new(raw.range.clone(), size);
                 if text[raw.range.clone()] != *s {
                     c.meta.text = Some(raw.text.clone().unwrap_or_else(|| s.to_owned()));
@@ -250,10 +273,9 @@ pub fn place(text: &str, raws: Vec<Raw>, chunk_overlap: usize, len: &LenFn<'_>) 
                 c
             }
         };
-        previous_len = len_cp as i64;
-        out.push(chunk);
+        self.previous_len = len_cp as i64;
+        chunk
     }
-    out
 }
 
 #[cfg(test)]

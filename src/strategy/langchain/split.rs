@@ -5,12 +5,12 @@
 //! strings. A merged chunk is built as a `String` only when it is not a
 //! verbatim slice (dropped empty splits, a regex pattern used as the joiner).
 
-use super::{bytes_eq, check_special_tokens, place, py_strip, py_strip_range, LenFn, Raw};
+use super::{bytes_eq, check_special_tokens, py_strip, py_strip_range, LenFn, Placer, Raw};
 use crate::chunk::Chunk;
-use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide};
+use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, Unit};
 use crate::error::{Error, Result};
+use crate::strategy::{collect_each, Context, OverlapRule, SizeRule, Spec, Strategy};
 use crate::strategy::{regex_size_limit, regex_too_big, Window};
-use crate::strategy::{Context, OverlapRule, SizeRule, Spec, Strategy};
 use memchr::memmem;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
@@ -450,7 +450,7 @@ impl<'m, 'a> Merger<'m, 'a> {
         Merger { m, sep, sep_len: sep_len as i64, window: Window::new(), total: 0 }
     }
 
-    fn push(&mut self, split: Range<usize>, len: usize, out: &mut Vec<Raw>) {
+    fn push(&mut self, split: Range<usize>, len: usize, out: &mut dyn FnMut(Raw)) {
         let (size, overlap) = (self.m.size as i64, self.m.overlap as i64);
         let sep_len = self.sep_len;
         let sep_if = |n: usize| if n > 0 { sep_len } else { 0 };
@@ -471,7 +471,7 @@ impl<'m, 'a> Merger<'m, 'a> {
     }
 
     /// The last chunk; the merger is then empty, as new.
-    fn finish(&mut self, out: &mut Vec<Raw>) {
+    fn finish(&mut self, out: &mut dyn FnMut(Raw)) {
         self.m.join(self.window.as_slice(), self.sep, out);
         self.window.clear();
         self.total = 0;
@@ -480,7 +480,7 @@ impl<'m, 'a> Merger<'m, 'a> {
 
 impl Merge<'_> {
     /// `_join_docs`: `separator.join(docs)`, stripped, dropped when empty.
-    fn join(&self, docs: &[(Range<usize>, usize)], sep: &str, out: &mut Vec<Raw>) {
+    fn join(&self, docs: &[(Range<usize>, usize)], sep: &str, out: &mut dyn FnMut(Raw)) {
         let (Some(first), Some(last)) = (docs.first(), docs.last()) else { return };
         let text = self.text;
         let span = first.0.start..last.0.end;
@@ -488,7 +488,7 @@ impl Merge<'_> {
         if verbatim {
             let r = if self.strip { py_strip_range(text, span) } else { span };
             if !r.is_empty() {
-                out.push(Raw::slice(r));
+                out(Raw::slice(r));
             }
             return;
         }
@@ -507,7 +507,7 @@ impl Merge<'_> {
             }
         }
         if !joined.is_empty() {
-            out.push(Raw::owned(joined, natural));
+            out(Raw::owned(joined, natural));
         }
     }
 }
@@ -547,8 +547,9 @@ fn regex_count(is_regex: bool, raws: &[&str]) -> usize {
     }
 }
 
-/// `CharacterTextSplitter.split_text`.
-pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Raw>> {
+/// `CharacterTextSplitter.split_text`, each chunk handed to `out` as the
+/// merge closes it.
+pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>, out: &mut dyn FnMut(Raw)) -> Result<()> {
     let lc = &cfg.langchain;
     let keep = Keep::from_config(lc.keep_separator, false);
     let count = regex_count(lc.is_separator_regex, &[&lc.separator]);
@@ -559,21 +560,21 @@ pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<R
     let m = Merge { text, size: cfg.size, overlap: cfg.overlap, strip: lc.strip_whitespace };
     let mut merger = Merger::new(&m, merge_sep, len.len(merge_sep));
     let measure = Measure::new(text, len);
-    let mut out = Vec::new();
     split_with_regex(text, 0..text.len(), &sep, keep, &mut |r| {
         let n = measure.of(r.clone());
-        merger.push(r, n, &mut out);
+        merger.push(r, n, out);
         Ok(())
     })?;
-    merger.finish(&mut out);
-    Ok(out)
+    merger.finish(out);
+    Ok(())
 }
 
 /// LangChain's default separators for `RecursiveCharacterTextSplitter`.
 pub const DEFAULT_SEPARATORS: [&str; 4] = ["\n\n", "\n", " ", ""];
 
-/// `RecursiveCharacterTextSplitter.split_text`.
-pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Raw>> {
+/// `RecursiveCharacterTextSplitter.split_text`, each chunk handed to `out`
+/// as the merge closes it.
+pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>, out: &mut dyn FnMut(Raw)) -> Result<()> {
     let lc = &cfg.langchain;
     // `separators or [...]`: an empty list means the defaults too.
     let raws: Vec<&str> = match &lc.separators {
@@ -592,9 +593,7 @@ pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<R
         len,
         measure: Measure::new(text, len),
     };
-    let mut out = Vec::new();
-    rec.split(0..text.len(), 0, &mut out)?;
-    Ok(out)
+    rec.split(0..text.len(), 0, out)
 }
 
 struct Recursive<'a> {
@@ -608,7 +607,7 @@ struct Recursive<'a> {
 
 impl Recursive<'_> {
     /// `_split_text(text[seg], separators[from..])`.
-    fn split(&self, seg: Range<usize>, from: usize, out: &mut Vec<Raw>) -> Result<()> {
+    fn split(&self, seg: Range<usize>, from: usize, out: &mut dyn FnMut(Raw)) -> Result<()> {
         let text = self.merge.text;
         let s = &text[seg.clone()];
         // The first separator that occurs anywhere in the segment (or "").
@@ -643,7 +642,7 @@ impl Recursive<'_> {
             merger.finish(out);
             match next {
                 // Appended as is: not stripped.
-                None => out.push(Raw::slice(r)),
+                None => out(Raw::slice(r)),
                 Some(n) => self.split(r, n, out)?,
             }
             Ok(())
@@ -664,7 +663,7 @@ pub const CHARACTER: Spec = Spec {
     options: &["--separator", "--regex", "--keep-separator", "--no-strip"],
     option: Some(super::STRIP_WHITESPACE),
     recut: None,
-    build: |_| Ok(Box::new(Splitter(character))),
+    build: |c| Ok(Box::new(Splitter { split: character, ordered: in_text_order(c, false) })),
 };
 
 pub const RECURSIVE: Spec = Spec {
@@ -678,18 +677,62 @@ pub const RECURSIVE: Spec = Spec {
     options: &["--separators", "--regex", "--keep-separator", "--no-strip"],
     option: Some(super::STRIP_WHITESPACE),
     recut: None,
-    build: |_| Ok(Box::new(Splitter(recursive))),
+    build: |c| Ok(Box::new(Splitter { split: recursive, ordered: in_text_order(c, true) })),
 };
 
+/// Whether every chunk of `cfg` is placed after the one before it, on any
+/// text. Placement (see [`Placer`]) searches from where the last chunk was
+/// found plus its length minus `overlap`; a chunk found there starts after
+/// the one before, but one not found (`start_index = -1`) sends the next
+/// search back to the text's start, and overlap lets a search start before
+/// the last chunk. Neither happens when:
+///
+/// - `overlap` is 0 and the length is counted in chars: a merged chunk then
+///   shares no split with the one before (every split measures at least one
+///   char, so the merge drops them all), so it starts after the last one
+///   ends, and the search starts no later;
+/// - separators are kept (`keep_separator` true, start or end): splits then
+///   tile their segment, so a merged chunk is joined with `""` from
+///   neighbouring splits and is a verbatim slice of the text, always found.
+///
+/// Words or tokens can measure a split as 0 (a lone comma), which the merge
+/// keeps for the next chunk; a dropped separator makes a join that may not
+/// be in the text (`\s+`, or runs of the separator). Their chunks can then
+/// come out of text order.
+fn in_text_order(cfg: &ChunkConfig, recursive: bool) -> bool {
+    cfg.overlap == 0
+        && cfg.unit == Unit::Chars
+        && Keep::from_config(cfg.langchain.keep_separator, recursive) != Keep::No
+}
+
+/// [`character`] or [`recursive`]: the raw chunks of a text, each handed to
+/// the sink as the merge closes it.
+type Split = fn(&str, &ChunkConfig, &LenFn<'_>, &mut dyn FnMut(Raw)) -> Result<()>;
+
 /// LangChain's character splitters: split and merge, then place each chunk
-/// where `add_start_index` would.
-struct Splitter(fn(&str, &ChunkConfig, &LenFn<'_>) -> Result<Vec<Raw>>);
+/// where `add_start_index` would, one at a time as the merge closes it.
+struct Splitter {
+    split: Split,
+    /// Chunks always come in text order (see [`in_text_order`]).
+    ordered: bool,
+}
 
 impl Strategy for Splitter {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        collect_each(self, text, cx)
+    }
+
+    /// `chunk_each` never holds the chunk list, but `streams` also promises
+    /// text order, which `stats` counts uncovered text and lints by: only
+    /// settings that guarantee it say so.
+    fn streams(&self) -> bool {
+        self.ordered
+    }
+
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         check_special_tokens(text, cx.sizer)?;
         let len = LenFn::new(cx.sizer);
-        let raws = (self.0)(text, cx.config, &len)?;
-        Ok(place(text, raws, cx.config.overlap, &len))
+        let mut placer = Placer::new(text, cx.config.overlap, &len);
+        (self.split)(text, cx.config, &len, &mut |raw| emit(placer.place(raw)))
     }
 }

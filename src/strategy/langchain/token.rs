@@ -6,15 +6,16 @@
 //! cuts through a character the decoded text differs from the source (U+FFFD
 //! at the cut) and is kept in the chunk.
 
-use super::{check_special_bpe, place, LenFn, Raw};
+use super::{check_special_bpe, LenFn, Placer, Raw};
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, Unit};
 use crate::error::{Error, Result};
 use crate::size::{ceil_char_boundary, doc_cache, floor_char_boundary, token_segments};
-use crate::strategy::{Context, OverlapRule, SizeRule, Spec, Strategy};
+use crate::strategy::{collect_each, Context, OverlapRule, SizeRule, Spec, Strategy};
 
-/// `size` of each chunk is its window's token count when `tokens_unit`, else left to be measured.
-pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw>> {
+/// Each window to `out` in order. `size` of each chunk is its window's
+/// token count when `tokens_unit`, else left to be measured.
+pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool, out: &mut dyn FnMut(Raw)) -> Result<()> {
     let Some(bpe) = crate::bpe::builtin(&cfg.tokenizer) else {
         return Err(Error::config(format!(
             "langchain-token needs a tiktoken encoding (cl100k_base or o200k_base), not '{}'",
@@ -31,7 +32,6 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw
     let offsets =
         doc_cache::get_or_build(&format!("tiktoken offsets {}", cfg.tokenizer), text, || token_offsets(text, bpe))?;
     let n = offsets.len() - 1;
-    let mut out = Vec::new();
     let mut start = 0;
     while start < n {
         let cur = (start + size).min(n);
@@ -44,14 +44,14 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool) -> Result<Vec<Raw
         };
         raw.size = tokens_unit.then_some(cur - start);
         if b1 > b0 {
-            out.push(raw);
+            out(raw);
         }
         if cur == n {
             break;
         }
         start += size - overlap;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Byte offsets of the boundaries of `bpe.encode_ordinary(text)`'s tokens,
@@ -90,7 +90,17 @@ struct TokenWindows;
 
 impl Strategy for TokenWindows {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
-        let raws = split(text, cx.config, cx.sizer.unit == Unit::Tokens)?;
-        Ok(place(text, raws, cx.config.overlap, &LenFn::new(cx.sizer)))
+        collect_each(self, text, cx)
+    }
+
+    /// Each window placed as it is cut; the token boundaries of the whole
+    /// text are held (a few bytes a token), the windows are not. Yet it does
+    /// not say it streams (which promises text order): a window that cuts a
+    /// character is decoded with U+FFFD, is not found in the text, and sends
+    /// the next search back to the text's start.
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        let len = LenFn::new(cx.sizer);
+        let mut placer = Placer::new(text, cx.config.overlap, &len);
+        split(text, cx.config, cx.sizer.unit == Unit::Tokens, &mut |raw| emit(placer.place(raw)))
     }
 }
