@@ -12,7 +12,7 @@ use super::{py_strip, py_strip_range, LenFn};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
-use crate::strategy::{Context, OverlapRule, SizeRule, Spec, Strategy};
+use crate::strategy::{collect_each, Context, OverlapRule, SizeRule, Spec, Strategy};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::rc::Rc;
@@ -75,20 +75,59 @@ impl Lines {
     }
 }
 
-/// The block read so far, if any, to `out` (aggregated with the blocks before
-/// it unless each line is returned).
-fn flush(lines: &mut Lines, meta: &Rc<Meta>, out: &mut Vec<Block>, each_line: bool, strip_headers: bool) -> Result<()> {
-    let Some(range) = lines.range.take() else { return Ok(()) };
-    let block = Block { content: std::mem::take(&mut lines.content), meta: meta.clone(), range };
-    if each_line {
-        out.push(block);
+/// The blocks, made chunks as soon as no later block can join them: only the
+/// last block is held (the next one may be aggregated into it).
+struct Out<'a, 'e> {
+    text: &'a str,
+    len: &'a LenFn<'a>,
+    each_line: bool,
+    strip_headers: bool,
+    last: Option<Block>,
+    emit: &'e mut dyn FnMut(Chunk),
+}
+
+impl Out<'_, '_> {
+    /// The block read so far, if any (aggregated with the blocks before it
+    /// unless each line is returned).
+    fn flush(&mut self, lines: &mut Lines, meta: &Rc<Meta>) -> Result<()> {
+        let Some(range) = lines.range.take() else { return Ok(()) };
+        let block = Block { content: std::mem::take(&mut lines.content), meta: meta.clone(), range };
+        if self.each_line {
+            self.hand_over(block);
+            return Ok(());
+        }
+        if let Some(last) = self.last.as_mut() {
+            if aggregate(last, &block, self.strip_headers)? {
+                return Ok(());
+            }
+        }
+        if let Some(done) = self.last.replace(block) {
+            self.hand_over(done);
+        }
         Ok(())
-    } else {
-        aggregate(out, block, strip_headers)
+    }
+
+    /// The last block, once the text is read.
+    fn finish(&mut self) {
+        if let Some(done) = self.last.take() {
+            self.hand_over(done);
+        }
+    }
+
+    fn hand_over(&mut self, b: Block) {
+        let size = self.len.len(&b.content);
+        let mut c = Chunk::new(b.range.clone(), size);
+        c.meta.headings = b.meta.iter().map(|(_, v)| v.clone()).collect();
+        c.meta.fields = Rc::unwrap_or_clone(b.meta);
+        if self.text[b.range] != b.content {
+            c.meta.text = Some(b.content);
+        }
+        (self.emit)(c)
     }
 }
 
-pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Chunk>> {
+/// The chunks of `text`, each handed to `emit` once no later line can join it.
+pub fn chunk_each(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
     let lc = &cfg.langchain;
     // sorted(headers, key=len(marker), reverse=True): stable, longest first.
     let mut headers: Vec<(&str, &str)> = lc.headers.iter().map(|(m, n)| (m.as_str(), n.as_str())).collect();
@@ -96,7 +135,7 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Chunk
 
     // Blocks are aggregated as they are read: never one entry per line.
     let (each_line, strip_headers) = (lc.return_each_line, lc.strip_headers);
-    let mut blocks: Vec<Block> = Vec::new();
+    let mut out = Out { text, len, each_line, strip_headers, last: None, emit };
     let mut current = Lines::default();
     let mut current_meta: Rc<Meta> = Rc::default();
     let mut stack: Vec<(usize, &str)> = Vec::new();
@@ -145,7 +184,7 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Chunk
                 stack.push((level, name));
                 dict_set(&mut initial, name, py_strip(&stripped[sep.len()..]));
                 initial_changed = true;
-                flush(&mut current, &current_meta, &mut blocks, each_line, strip_headers)?;
+                out.flush(&mut current, &current_meta)?;
                 if !lc.strip_headers {
                     current.push(&stripped, range);
                 }
@@ -154,7 +193,7 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Chunk
                 if !stripped.is_empty() {
                     current.push(&stripped, range);
                 } else {
-                    flush(&mut current, &current_meta, &mut blocks, each_line, strip_headers)?;
+                    out.flush(&mut current, &current_meta)?;
                 }
             }
         }
@@ -164,49 +203,35 @@ pub fn chunk(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>) -> Result<Vec<Chunk
             initial_changed = false;
         }
     }
-    flush(&mut current, &current_meta, &mut blocks, each_line, strip_headers)?;
-
-    Ok(blocks
-        .into_iter()
-        .map(|b| {
-            let size = len.len(&b.content);
-            let mut c = Chunk::new(b.range.clone(), size);
-            c.meta.headings = b.meta.iter().map(|(_, v)| v.clone()).collect();
-            c.meta.fields = Rc::unwrap_or_clone(b.meta);
-            if text[b.range] != b.content {
-                c.meta.text = Some(b.content);
-            }
-            c
-        })
-        .collect())
+    out.flush(&mut current, &current_meta)?;
+    out.finish();
+    Ok(())
 }
 
-/// One step of `aggregate_lines_to_chunks`: add block `b` to `out`.
-fn aggregate(out: &mut Vec<Block>, b: Block, strip_headers: bool) -> Result<()> {
-    if let Some(last) = out.last_mut() {
-        let same = dict_eq(&last.meta, &b.meta);
-        let deeper_after_header = !same
-            && last.meta.len() < b.meta.len()
-            && {
-                let last_line = last.content.rsplit('\n').next().unwrap_or("");
-                // Python indexes [0] here and raises IndexError on an empty line.
-                let first = last_line.chars().next().ok_or_else(|| {
+/// One step of `aggregate_lines_to_chunks`: add block `b` to `last`, the
+/// block before it, when they go together (true), else leave both.
+fn aggregate(last: &mut Block, b: &Block, strip_headers: bool) -> Result<bool> {
+    let same = dict_eq(&last.meta, &b.meta);
+    let deeper_after_header = !same
+        && last.meta.len() < b.meta.len()
+        && {
+            let last_line = last.content.rsplit('\n').next().unwrap_or("");
+            // Python indexes [0] here and raises IndexError on an empty line.
+            let first = last_line.chars().next().ok_or_else(|| {
                 Error::input("LangChain's MarkdownHeaderTextSplitter raises IndexError on this text (a chunk ends with an empty line)")
             })?;
-                first == '#' && !strip_headers
-            };
-        if same || deeper_after_header {
-            last.content.push_str("  \n");
-            last.content.push_str(&b.content);
-            last.range.end = b.range.end;
-            if deeper_after_header {
-                last.meta = b.meta;
-            }
-            return Ok(());
-        }
+            first == '#' && !strip_headers
+        };
+    if !(same || deeper_after_header) {
+        return Ok(false);
     }
-    out.push(b);
-    Ok(())
+    last.content.push_str("  \n");
+    last.content.push_str(&b.content);
+    last.range.end = b.range.end;
+    if deeper_after_header {
+        last.meta = b.meta.clone();
+    }
+    Ok(true)
 }
 
 pub const SPEC: Spec = Spec {
@@ -227,7 +252,18 @@ struct HeaderSections;
 
 impl Strategy for HeaderSections {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
-        chunk(text, cx.config, &LenFn::new(cx.sizer))
+        collect_each(self, text, cx)
+    }
+
+    /// A chunk spans its block's lines, and blocks follow each other (an
+    /// aggregated block grows to the end of the block joined to it): chunks
+    /// come in text order.
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        chunk_each(text, cx.config, &LenFn::new(cx.sizer), emit)
     }
 }
 
