@@ -142,18 +142,12 @@ impl Strategy for Fallback {
     }
 }
 
-/// The recursive splitter's ranges without overlap. With `overlap` 0 it may
-/// still repeat trailing pieces that measure nothing (a `}` is no word, and
-/// in tokens a piece can share a token with its neighbour); code chunks
-/// never repeat text, so each range starts where the one before ended.
-#[cfg(feature = "code")]
-fn apart(text: &str, ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
-    let mut end = 0;
-    ranges.into_iter().filter_map(|r| after(text, &mut end, r)).collect()
-}
-
-/// [`apart`] one range at a time: `r` from `end` on, trimmed (None when
-/// nothing is left), `end` moved past it.
+/// The recursive splitter's ranges without overlap, one range at a time:
+/// `r` from `end` on, trimmed (None when nothing is left), `end` moved past
+/// it. With `overlap` 0 the splitter may still repeat trailing pieces that
+/// measure nothing (a `}` is no word, and in tokens a piece can share a
+/// token with its neighbour); code chunks never repeat text, so each range
+/// starts where the one before ended.
 fn after(text: &str, end: &mut usize, r: Range<usize>) -> Option<Range<usize>> {
     let r = crate::segment::trim_range(text, r.start.max(*end)..r.end.max(*end));
     *end = (*end).max(r.end);

@@ -4,10 +4,10 @@
 use super::grammar::{self, Grammar};
 use crate::chunk::Chunk;
 use crate::error::{Error, Result};
-use crate::segment::trim_range;
+use crate::segment::{trim_range, EachRange};
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Sep, Separators};
-use crate::strategy::{Context, Strategy};
+use crate::strategy::{collect_each, Context, Strategy};
 use std::ops::Range;
 use tree_sitter::{Language, Node, Parser};
 
@@ -44,6 +44,17 @@ impl Parsed {
 
 impl Strategy for Parsed {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        collect_each(self, text, cx)
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    /// Each chunk handed over as the walk closes it. The syntax tree is
+    /// held (tree-sitter's), and the sibling lists of the nodes being walked
+    /// into; the chunks are not.
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         if text.len() > MAX_PARSE_BYTES {
             return Err(Error::input(format!(
                 "{} MB of {} is more than the code strategy parses at once ({} MB; its syntax tree takes about \
@@ -65,21 +76,13 @@ impl Strategy for Parsed {
             grammar: self.grammar,
             leaves: &self.leaves,
             path: Vec::new(),
-            out: Vec::new(),
+            emit,
         };
         let mut cursor = root.walk();
         let top: Vec<Node<'_>> = root.children(&mut cursor).collect();
         let open = walker.sequence(&top, 0..text.len(), 0, false, 0, None);
         walker.close(open);
-        Ok(walker
-            .out
-            .into_iter()
-            .map(|(range, symbols)| {
-                let mut chunk = Chunk::new(range.clone(), index.size(range));
-                chunk.meta.symbols = symbols;
-                chunk
-            })
-            .collect())
+        Ok(())
     }
 }
 
@@ -91,7 +94,8 @@ struct Walker<'a, 't> {
     leaves: &'a Separators,
     /// The symbols of the items being walked into, outermost first.
     path: Vec<String>,
-    out: Vec<(Range<usize>, Vec<String>)>,
+    /// Where each chunk goes once closed (in text order).
+    emit: &'a mut dyn FnMut(Chunk),
 }
 
 /// Sibling nodes `first..=last` that go into chunks as one: an item (at
@@ -281,15 +285,18 @@ impl<'tree> Walker<'_, '_> {
             let mut symbols = self.path.clone();
             symbols.extend(label);
             let start = carried.map_or(g.start, |o| o.start);
-            let mut pieces = super::apart(
-                self.text,
-                recursive::chunk(self.text, self.index, self.leaves, self.size, 0, start..g.end),
-            );
-            // The last piece stays open for what closes the node (`";`).
-            let last = pieces.pop();
-            for r in pieces {
-                self.out.push((r, symbols.clone()));
-            }
+            let (text, index, leaves, size) = (self.text, self.index, self.leaves, self.size);
+            // The pieces apart, each handed over once the next one is cut:
+            // the last piece stays open for what closes the node (`";`).
+            let (mut end, mut last) = (0, None);
+            let mut pieces = EachRange(|r| {
+                if let Some(r) = super::after(text, &mut end, r) {
+                    if let Some(done) = last.replace(r) {
+                        self.put(done, symbols.clone());
+                    }
+                }
+            });
+            recursive::chunk_into(text, index, leaves, size, 0, start..g.end, &mut pieces);
             *open = last.map(|r| Open {
                 start: r.start,
                 end: g.end,
@@ -343,7 +350,14 @@ impl<'tree> Walker<'_, '_> {
             return;
         }
         let symbols = o.tail.take().unwrap_or_else(|| self.symbols(&o));
-        self.out.push((range, symbols));
+        self.put(range, symbols);
+    }
+
+    /// Hand over the chunk of `range`.
+    fn put(&mut self, range: Range<usize>, symbols: Vec<String>) {
+        let mut chunk = Chunk::new(range.clone(), self.index.size(range));
+        chunk.meta.symbols = symbols;
+        (self.emit)(chunk)
     }
 
     /// Does `start..end`, trimmed as chunks are, measure at most `size`? A
