@@ -297,8 +297,11 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
     }
     // Each record is written as its chunk is handed over: the output of a
     // large file cut small (hierarchical levels, JSON escapes) is many times
-    // its size, and strategies that can hold no chunk list do not. Chunking
-    // errors come before the first chunk, so no partial output is left.
+    // its size, and strategies that can hold no chunk list do not. With -o a
+    // chunking error leaves no file (the temp file is dropped). On standard
+    // output a LangChain splitter's late error (a separator past its
+    // backtracking budget) can follow records already written; the exit
+    // status is 2 all the same.
     let (config, doc, chunker) = prepare(&cmd.flags, &file)?;
     let mut chunk_error = None;
     let written = emit_with(cmd.output.as_deref(), &mut |out| {
