@@ -151,13 +151,7 @@ fn peak_rss_of(args: &[&OsStr]) -> u64 {
     let what = args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
     let run = run_guarded(cmd, &what);
     assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
-    let kb: u64 = std::fs::read_to_string(report.path())
-        .unwrap()
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .expect("GNU time's %M");
-    kb * 1024
+    common::gnu_time_peak(report.path())
 }
 
 /// `stats` with the strategies that stream (recursive, the default, and

@@ -324,13 +324,7 @@ fn peak_rss_of(args: &[&OsStr]) -> u64 {
     let status = common::wait_or_kill(&mut child, HANG, &what);
     let stderr = std::fs::read_to_string(err.path()).unwrap();
     assert!(status.success(), "{what}: {stderr}");
-    let kb: u64 = std::fs::read_to_string(report.path())
-        .unwrap()
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .expect("GNU time's %M");
-    kb * 1024
+    common::gnu_time_peak(report.path())
 }
 
 fn stats_peak(file: &Path, args: &[&str]) -> u64 {

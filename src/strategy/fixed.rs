@@ -6,7 +6,7 @@
 //! its last (so punctuation between words is kept), minus trailing whitespace.
 //! For tokens the chunk is that exact source range: nothing is decoded.
 
-use super::{ranges_to_chunks, sized, Context, OverlapRule, SizeRule, Spec, Strategy};
+use super::{ranges_to_chunks, sized, Context, Spec, Strategy};
 use crate::chunk::Chunk;
 use crate::config::Unit;
 use crate::error::Result;
@@ -128,15 +128,7 @@ impl Groups<'_> {
 pub const SPEC: Spec = Spec {
     name: "fixed",
     help: "windows of exactly --size units (chars, words or tokens), neighbours sharing --overlap units",
-    needs_model: false,
-    size: SizeRule::Limit,
-    overlap: OverlapRule::Units,
-    has_threshold: false,
-    forces_unit: None,
-    options: &[],
-    option: None,
-    recut: None,
-    build: |_| Ok(Box::new(Fixed)),
+    ..Spec::new(|_| Ok(Box::new(Fixed)))
 };
 
 struct Fixed;

@@ -692,3 +692,15 @@ pub fn wait_or_kill(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// The peak memory in bytes that GNU time's `-f %M -o REPORT` wrote (its
+/// last line, in KiB).
+pub fn gnu_time_peak(report: &std::path::Path) -> u64 {
+    let kb: u64 = std::fs::read_to_string(report)
+        .unwrap()
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("GNU time's %M");
+    kb * 1024
+}
