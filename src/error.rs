@@ -15,6 +15,8 @@ pub enum Error {
     Model(String),
     /// A file could not be read or written.
     Io(String),
+    /// An LLM endpoint could not be reached or refused the request.
+    Llm(String),
     /// Not a failure to run: a check the user asked to fail on found what it
     /// looks for (`chunktui diff --fail-on changed`, findings of `chunktui
     /// lint`). Exit status 1, not 2.
@@ -105,6 +107,7 @@ impl fmt::Display for Error {
             | Error::Tokenizer(m)
             | Error::Model(m)
             | Error::Io(m)
+            | Error::Llm(m)
             | Error::Changed(m) => f.write_str(m),
             Error::Cancelled => f.write_str("cancelled by a newer request"),
         }

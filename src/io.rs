@@ -256,3 +256,20 @@ mod tests {
         assert_eq!(std::fs::read(&doc).unwrap(), b"# doc");
     }
 }
+
+/// chunktui's cache folder (models, embeddings, sweeps, LLM answers):
+/// `$CHUNKTUI_CACHE_DIR`, else the platform's cache folder + `chunktui`
+/// (`~/.cache/chunktui` on Linux).
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    if let Some(d) = std::env::var_os("CHUNKTUI_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(d.into());
+    }
+    #[cfg(any(feature = "embed", feature = "llm"))]
+    let platform = dirs::cache_dir();
+    #[cfg(not(any(feature = "embed", feature = "llm")))]
+    let platform = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| std::path::PathBuf::from(h).join(".cache")));
+    platform.map(|d| d.join("chunktui"))
+}

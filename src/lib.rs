@@ -43,6 +43,9 @@ pub mod validate;
 #[cfg(feature = "embed")]
 pub mod embed;
 
+#[cfg(feature = "llm")]
+pub mod llm;
+
 #[cfg(feature = "cli")]
 pub mod cli;
 

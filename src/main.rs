@@ -12,7 +12,16 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return argument_error(err),
     };
-    match chunktui::cli::run(cli) {
+    let outcome = chunktui::cli::run(cli);
+    // What LLM work cost, and every repair or fallback: never silent.
+    #[cfg(feature = "llm")]
+    {
+        let usage = chunktui::llm::usage();
+        if !usage.is_empty() {
+            eprintln!("chunktui: {}", usage.line());
+        }
+    }
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         // A check that found what it fails on (`diff --fail-on changed`): its
         // report is printed; the one line says why the status is 1.

@@ -436,6 +436,17 @@ pub struct ChunkFlags {
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
           value_parser = whole("--model-max-tokens", MIN_MODEL_TOKENS))]
     pub model_max_tokens: Option<usize>,
+    /// llm, propositions, eval --generate/--judge: the OpenAI-compatible API base, ending in /v1
+    /// (e.g. http://127.0.0.1:8080/v1); else [llm] url, else $CHUNKTUI_LLM_URL. The key comes from
+    /// $CHUNKTUI_LLM_KEY or $OPENAI_API_KEY and is never written anywhere.
+    #[arg(long, value_name = "URL", global = true)]
+    pub llm_url: Option<String>,
+    /// The model name the LLM server serves; else [llm] model, else $CHUNKTUI_LLM_MODEL.
+    #[arg(long, value_name = "NAME", global = true)]
+    pub llm_model: Option<String>,
+    /// on (default): keep LLM answers in the cache folder, so a re-run sends nothing; off: always ask.
+    #[arg(long, value_name = "on|off", global = true, value_parser = on_off)]
+    pub llm_cache: Option<bool>,
     /// Emit embed_text with each chunk: its heading path (or code symbols, or pages), a blank line, its text.
     #[arg(long, global = true)]
     pub embed_text: bool,
@@ -448,6 +459,15 @@ pub struct ChunkFlags {
     /// Largest document read, in MiB (default 1024); stdin and FIFOs stop there too.
     #[arg(long, value_name = "MB", global = true)]
     pub max_input_mb: Option<u64>,
+}
+
+/// `on` or `off` (also true/false, yes/no, 1/0).
+fn on_off(v: &str) -> Result<bool, String> {
+    match v.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("'{v}' is not on or off")),
+    }
 }
 
 /// `--strategy` in `-h`: the names, from the strategy table.
@@ -464,7 +484,13 @@ fn strategy_long_help() -> String {
     );
     for kind in StrategyKind::all() {
         let spec = kind.spec();
-        let model = if spec.needs_model { " [model]" } else { "" };
+        let model = if spec.needs_model {
+            " [model]"
+        } else if spec.needs_llm {
+            " [llm]"
+        } else {
+            ""
+        };
         out.push_str(&format!("\n{}{model}\n    {}", spec.name, spec.help));
         if !spec.options.is_empty() {
             out.push_str(&format!("\n    reads {}", spec.options.join(" ")));

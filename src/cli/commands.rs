@@ -459,6 +459,9 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             /// The model's input limit, pooling, prefix and their sources.
             #[serde(skip_serializing_if = "Option::is_none")]
             model_settings: Option<serde_json::Value>,
+            /// LLM requests, tokens, cache hits, repairs and fallbacks.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            llm: Option<serde_json::Value>,
         }
         let out = Out {
             file: file.display().to_string(),
@@ -472,6 +475,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             stats: &s,
             lint: lint.json(),
             model_settings: super::eval::configured_model_settings(&config)?,
+            llm: llm_usage(),
         };
         serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
     } else {
@@ -510,4 +514,15 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         t
     };
     emit(text.as_bytes(), None)
+}
+
+/// The LLM work of this run for `--json` output, when there was some.
+pub(crate) fn llm_usage() -> Option<serde_json::Value> {
+    #[cfg(feature = "llm")]
+    {
+        let usage = crate::llm::usage();
+        (!usage.is_empty()).then(|| serde_json::to_value(usage).expect("counters serialise"))
+    }
+    #[cfg(not(feature = "llm"))]
+    None
 }

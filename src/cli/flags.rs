@@ -115,6 +115,15 @@ impl ChunkFlags {
         if let Some(m) = &self.model {
             c.semantic.model = Some(m.clone());
         }
+        if let Some(u) = &self.llm_url {
+            c.llm.url = Some(u.clone());
+        }
+        if let Some(m) = &self.llm_model {
+            c.llm.model = Some(m.clone());
+        }
+        if let Some(on) = self.llm_cache {
+            c.llm.cache = on;
+        }
         if let Some(p) = &self.model_prefix {
             c.semantic.prefix = Some(p.clone());
         }

@@ -263,31 +263,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The cache folder: `$CHUNKTUI_CACHE_DIR`, else `~/.cache/chunktui` (the
-/// platform's cache folder), as the embedding cache and models use.
-fn cache_dir() -> Option<PathBuf> {
-    #[cfg(feature = "embed")]
-    {
-        crate::embed::cache_dir()
-    }
-    #[cfg(not(feature = "embed"))]
-    {
-        if let Some(d) = std::env::var_os("CHUNKTUI_CACHE_DIR").filter(|d| !d.is_empty()) {
-            return Some(d.into());
-        }
-        std::env::var_os("XDG_CACHE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
-            .map(|d| d.join("chunktui"))
-    }
-}
-
 /// The results file of this corpus, these questions and this grid in the
 /// cache folder (`sweeps/<hash>.jsonl`), its folder created: a rerun of the
 /// same sweep finds it, a different one starts afresh.
 fn cached_results(corpus: &Corpus, queries: &Path, points: &[Point]) -> Result<PathBuf> {
-    let dir = cache_dir()
+    let dir = crate::io::cache_dir()
         .ok_or_else(|| Error::input("no cache folder (set $CHUNKTUI_CACHE_DIR, or give --results FILE)"))?
         .join("sweeps");
     std::fs::create_dir_all(&dir).map_err(|e| Error::io_write(&dir, &e))?;

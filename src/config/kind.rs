@@ -53,6 +53,8 @@ strategy_kinds! {
     SemanticGrouping => "semantic-grouping",
     Adaptive => "adaptive",
     Late => "late",
+    Llm => "llm",
+    Propositions => "propositions",
     Hierarchical => "hierarchical",
 }
 

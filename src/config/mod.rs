@@ -95,6 +95,8 @@ pub struct ChunkConfig {
     pub code: CodeOptions,
     #[serde(default, skip_serializing_if = "LintOptions::is_default")]
     pub lint: LintOptions,
+    #[serde(default, skip_serializing_if = "LlmOptions::is_default")]
+    pub llm: LlmOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -135,6 +137,7 @@ impl Default for ChunkConfig {
             hierarchical: HierarchicalOptions::default(),
             code: CodeOptions::default(),
             lint: LintOptions::default(),
+            llm: LlmOptions::default(),
         }
     }
 }

@@ -261,6 +261,54 @@ pub struct LintOptions {
     pub max_tokens: Option<usize>,
 }
 
+/// The LLM endpoint the LLM strategies and `eval --generate/--judge` use
+/// (`[llm]`). Any OpenAI-compatible `/v1/chat/completions` server. The API
+/// key is never part of a config: it comes from `$CHUNKTUI_LLM_KEY`, else
+/// `$OPENAI_API_KEY`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmOptions {
+    /// The API base, ending in `/v1` (`--llm-url`; else `$CHUNKTUI_LLM_URL`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The model name the server knows (`--llm-model`; else `$CHUNKTUI_LLM_MODEL`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Sampling temperature; 0 makes answers repeatable where the server allows.
+    pub temperature: f32,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// The model's context window in tokens: documents go in windows that fit it.
+    pub context_tokens: usize,
+    /// The most tokens one answer may take (always sent as `max_tokens`).
+    pub max_tokens: usize,
+    /// Seconds one request may take before it is abandoned and retried.
+    pub timeout_seconds: u64,
+    /// Seconds all retries of one request may take together.
+    pub retry_seconds: u64,
+    /// Keep answers in the cache folder (`--llm-cache off` skips it).
+    pub cache: bool,
+    /// `propositions`: group the propositions into topical chunks with a title and summary.
+    pub group: bool,
+}
+
+impl Default for LlmOptions {
+    fn default() -> Self {
+        LlmOptions {
+            url: None,
+            model: None,
+            temperature: 0.0,
+            concurrency: 2,
+            context_tokens: 2048,
+            max_tokens: 256,
+            timeout_seconds: 120,
+            retry_seconds: 30,
+            cache: true,
+            group: false,
+        }
+    }
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -277,5 +325,6 @@ is_default!(
     EmbedTextOptions,
     HierarchicalOptions,
     CodeOptions,
-    LintOptions
+    LintOptions,
+    LlmOptions
 );

@@ -52,14 +52,7 @@ pub fn describe(semantic: &crate::config::SemanticOptions) -> Result<StConfig> {
     st_config::read(&dir, &model_file, &opts)
 }
 
-/// chunktui's cache directory: `$CHUNKTUI_CACHE_DIR`, else the platform cache
-/// dir (`~/.cache/chunktui` on Linux).
-pub fn cache_dir() -> Option<std::path::PathBuf> {
-    if let Some(d) = std::env::var_os("CHUNKTUI_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return Some(d.into());
-    }
-    dirs::cache_dir().map(|d| d.join("chunktui"))
-}
+pub use crate::io::cache_dir;
 
 /// Where `chunktui setup` puts the default model.
 pub fn default_model_dir() -> Option<std::path::PathBuf> {

@@ -9,6 +9,7 @@ pub const SPEC: Spec = Spec {
     name: "document",
     help: "the whole file as one chunk, byte for byte (a baseline)",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Ignored,
     overlap: OverlapRule::None,
     has_threshold: false,

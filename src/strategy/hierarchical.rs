@@ -38,6 +38,7 @@ pub const SPEC: Spec = Spec {
     name: "hierarchical",
     help: "chunks at several --levels sizes at once, each inside its parent (meta.id, parent_id, level); --base fills them",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Limit,
     overlap: OverlapRule::Units,
     has_threshold: false,

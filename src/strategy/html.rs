@@ -26,6 +26,7 @@ pub const SPEC: Spec = Spec {
     help:
         "a chunk per HTML section at --levels headings (h1-h6), tagged with its heading path; tables, lists kept whole",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Limit,
     overlap: OverlapRule::Units,
     has_threshold: false,

@@ -16,6 +16,7 @@ pub const SPEC: Spec = Spec {
     help:
         "another strategy's boundaries, each chunk's vector pooled from whole-document token embeddings (--embeddings)",
     needs_model: true,
+    needs_llm: false,
     size: SizeRule::Limit,
     overlap: OverlapRule::Units,
     has_threshold: false,

@@ -16,6 +16,7 @@ pub mod hierarchical;
 pub mod html;
 pub mod langchain;
 pub mod late;
+pub mod llm;
 pub mod markdown;
 pub mod pack;
 pub mod recursive;
@@ -148,6 +149,8 @@ pub struct Spec {
     pub help: &'static str,
     /// Needs an embedding model ([`Context::model`]).
     pub needs_model: bool,
+    /// Asks an LLM (`[llm]`: an OpenAI-compatible endpoint).
+    pub needs_llm: bool,
     pub size: SizeRule,
     pub overlap: OverlapRule,
     /// Reads `semantic.threshold_type` / `threshold` / `number_of_chunks`.
@@ -175,6 +178,7 @@ impl Spec {
             name: "",
             help: "",
             needs_model: false,
+            needs_llm: false,
             size: SizeRule::Limit,
             overlap: OverlapRule::Units,
             has_threshold: false,

@@ -355,6 +355,7 @@ pub const SPEC: Spec = Spec {
     name: "recursive",
     help: "split at the preset's separators, biggest first (paragraphs, lines, sentences, words), packed to --size",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Limit,
     overlap: OverlapRule::Units,
     has_threshold: false,

@@ -69,6 +69,7 @@ pub const SPEC: Spec = Spec {
     name: "sentence",
     help: "whole sentences (CJK-aware: 。！？ end them too) packed up to --size, repeating --overlap-sentences",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Limit,
     overlap: OverlapRule::Sentences,
     has_threshold: false,

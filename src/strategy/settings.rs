@@ -103,6 +103,12 @@ impl ChunkConfig {
         self.validate_counts(&mut problems);
         self.validate_semantic(&mut problems);
         super::hierarchical::problems(self, &mut problems);
+        if self.strategy.needs_llm() {
+            #[cfg(feature = "llm")]
+            problems.extend(crate::llm::client::problems(&self.llm));
+            #[cfg(not(feature = "llm"))]
+            problems.push(format!("strategy '{}' needs the 'llm' feature: rebuild chunktui with it", self.strategy));
+        }
         problems
     }
 

@@ -40,6 +40,8 @@ strategy_table! {
     SemanticGrouping => super::semantic::GROUPING,
     Adaptive => super::semantic::ADAPTIVE,
     Late => super::late::SPEC,
+    Llm => super::llm::SPEC,
+    Propositions => super::llm::propositions::SPEC,
     Hierarchical => super::hierarchical::SPEC,
 }
 
@@ -47,6 +49,16 @@ impl StrategyKind {
     /// Strategies that need an embedding model.
     pub fn needs_model(self) -> bool {
         self.spec().needs_model
+    }
+
+    /// Strategies that ask an LLM.
+    pub fn needs_llm(self) -> bool {
+        self.spec().needs_llm
+    }
+
+    /// Strategies that cut by rule alone: no embedding model, no LLM.
+    pub fn is_plain(self) -> bool {
+        !self.spec().needs_model && !self.spec().needs_llm
     }
 
     /// Strategies whose chunks must stay within `size`.

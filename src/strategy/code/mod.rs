@@ -47,6 +47,7 @@ pub const SPEC: Spec = Spec {
     name: "code",
     help: "source code cut at functions, classes, impls and modules (tree-sitter), small items packed to --size",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Limit,
     overlap: OverlapRule::None,
     has_threshold: false,

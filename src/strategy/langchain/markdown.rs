@@ -238,6 +238,7 @@ pub const SPEC: Spec = Spec {
     name: "langchain-markdown-header",
     help: "LangChain's MarkdownHeaderTextSplitter, chunk for chunk: one chunk per header section, headers in meta",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Ignored,
     overlap: OverlapRule::None,
     has_threshold: false,

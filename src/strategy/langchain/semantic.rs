@@ -159,6 +159,7 @@ pub const SPEC: Spec = Spec {
     help:
         "LangChain's SemanticChunker (langchain-experimental): breaks where neighbouring sentence windows drift apart",
     needs_model: true,
+    needs_llm: false,
     size: SizeRule::Ignored,
     overlap: OverlapRule::None,
     has_threshold: true,

@@ -76,6 +76,7 @@ pub const SPEC: Spec = Spec {
     name: "langchain-token",
     help: "LangChain's TokenTextSplitter, chunk for chunk: windows of --size tiktoken tokens (always counts tokens)",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Target,
     overlap: OverlapRule::Units,
     has_threshold: false,

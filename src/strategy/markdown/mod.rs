@@ -157,6 +157,7 @@ pub const SPEC: Spec = Spec {
     name: "markdown",
     help: "a chunk per Markdown section at --levels headings, tagged with its heading path; big sections packed",
     needs_model: false,
+    needs_llm: false,
     size: SizeRule::Limit,
     overlap: OverlapRule::Units,
     has_threshold: false,
