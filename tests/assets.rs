@@ -3,6 +3,7 @@
 //! defaults, and the separator presets keep their names and order.
 
 use chunktui::config::{
+    LlmOptions,
     ChunkConfig, CodeOptions, EmbedTextOptions, HierarchicalOptions, LangchainOptions, LintOptions, MarkdownOptions,
     RecursiveOptions, SemanticOptions, SentenceOptions,
 };
@@ -33,6 +34,7 @@ fn defaults_as_toml() -> toml::Table {
         ("hierarchical", toml::Value::try_from(HierarchicalOptions::default())),
         ("code", toml::Value::try_from(CodeOptions::default())),
         ("lint", toml::Value::try_from(LintOptions::default())),
+        ("llm", toml::Value::try_from(LlmOptions::default())),
     ];
     for (name, value) in sections {
         table.insert(name.to_string(), value.unwrap());

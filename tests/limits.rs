@@ -201,7 +201,7 @@ fn memory_stays_proportional(unit: &str, base_len: usize, len: usize, factor: u6
     let mut report = Vec::new();
     let mut failures = Vec::new();
     // Every strategy in the table that needs no model.
-    for strategy in StrategyKind::ALL.iter().filter(|k| !k.needs_model()).map(|k| k.name()) {
+    for strategy in StrategyKind::ALL.iter().filter(|k| k.is_plain()).map(|k| k.name()) {
         if strategy == "langchain-token" && unit != "tokens" {
             continue;
         }

@@ -18,6 +18,11 @@ use std::process::Command;
 
 fn config_for(kind: StrategyKind) -> ChunkConfig {
     let mut c = ChunkConfig { strategy: kind, size: 300, overlap: 30, ..ChunkConfig::default() };
+    // The LLM strategies need an endpoint named (none is asked here).
+    if kind.needs_llm() {
+        c.llm.url = Some("http://127.0.0.1:9/v1".into());
+        c.llm.model = Some("any".into());
+    }
     c.normalize();
     c
 }
@@ -42,8 +47,13 @@ fn every_strategy_survives_a_config_round_trip() {
 #[test]
 fn every_strategy_parses_from_the_command_line() {
     for &kind in StrategyKind::ALL {
-        let flags =
-            ChunkFlags { strategy: Some(kind.name().into()), size: Some(Values::one(300)), ..ChunkFlags::default() };
+        let flags = ChunkFlags {
+            strategy: Some(kind.name().into()),
+            size: Some(Values::one(300)),
+            llm_url: Some("http://127.0.0.1:9/v1".into()),
+            llm_model: Some("any".into()),
+            ..ChunkFlags::default()
+        };
         let c = flags.resolve().unwrap_or_else(|e| panic!("--strategy {kind}: {e}"));
         assert_eq!(c.strategy, kind);
         if let Some(unit) = kind.spec().forces_unit {
@@ -120,7 +130,7 @@ fn the_strategy_keys_visit_the_table_in_order_and_the_option_key_stays_valid() {
     }
     plain.sort_by_key(|k| StrategyKind::ALL.iter().position(|a| a == k));
     plain.dedup();
-    let expected: Vec<_> = StrategyKind::ALL.iter().copied().filter(|k| !k.needs_model()).collect();
+    let expected: Vec<_> = StrategyKind::ALL.iter().copied().filter(|k| k.is_plain()).collect();
     assert_eq!(plain, expected, "s cycles the strategies that need no model");
     for &kind in StrategyKind::ALL {
         let mut c = config_for(kind);

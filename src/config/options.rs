@@ -288,8 +288,6 @@ pub struct LlmOptions {
     pub retry_seconds: u64,
     /// Keep answers in the cache folder (`--llm-cache off` skips it).
     pub cache: bool,
-    /// `propositions`: group the propositions into topical chunks with a title and summary.
-    pub group: bool,
 }
 
 impl Default for LlmOptions {
@@ -304,7 +302,6 @@ impl Default for LlmOptions {
             timeout_seconds: 120,
             retry_seconds: 30,
             cache: true,
-            group: false,
         }
     }
 }

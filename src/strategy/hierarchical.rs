@@ -132,10 +132,10 @@ pub fn problems(c: &ChunkConfig, problems: &mut Vec<String>) {
     if let Some(&big) = h.levels.iter().find(|&&l| l > MAX_COUNT) {
         problems.push(format!("hierarchical.levels (--levels) {big} is too large: use at most {MAX_COUNT}"));
     }
-    if h.base == StrategyKind::Hierarchical || h.base.needs_model() {
+    if h.base == StrategyKind::Hierarchical || !h.base.is_plain() {
         let usable: Vec<&str> = StrategyKind::all()
             .into_iter()
-            .filter(|k| !k.needs_model() && *k != StrategyKind::Hierarchical)
+            .filter(|k| k.is_plain() && *k != StrategyKind::Hierarchical)
             .map(|k| k.name())
             .collect();
         problems.push(format!("hierarchical.base (--base) cannot be '{}': use one of {}", h.base, usable.join(", ")));

@@ -49,7 +49,7 @@ pub use temp_dir::Dir;
 /// Every strategy that needs no embedding model, read from the strategy
 /// table (so a new strategy is checked as soon as it has a row).
 pub fn non_model() -> Vec<StrategyKind> {
-    StrategyKind::ALL.iter().copied().filter(|k| !k.needs_model()).collect()
+    StrategyKind::ALL.iter().copied().filter(|k| k.is_plain()).collect()
 }
 
 /// Whether `kind` can run in `unit` (LangChain's token splitter always

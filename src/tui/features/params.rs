@@ -22,7 +22,7 @@ fn next<T: PartialEq + Copy>(list: &[T], cur: T) -> T {
 }
 
 pub fn non_model_strategies() -> Vec<StrategyKind> {
-    StrategyKind::all().into_iter().filter(|k| !k.needs_model()).collect()
+    StrategyKind::all().into_iter().filter(|k| k.is_plain()).collect()
 }
 
 /// Apply a parameter action; returns a one-line description of the change,
