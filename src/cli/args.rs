@@ -258,8 +258,27 @@ pub struct EvalCmd {
     /// A document, or a folder holding the documents the questions name.
     pub path: PathBuf,
     /// The questions and where their answers are (JSONL, or Chroma's CSV).
-    #[arg(long, short = 'q', value_name = "FILE")]
-    pub queries: PathBuf,
+    #[arg(long, short = 'q', value_name = "FILE", required_unless_present = "generate")]
+    pub queries: Option<PathBuf>,
+    /// Write N questions about the documents with an LLM (--llm-url, --llm-model) into --out, in Chroma's CSV
+    /// layout, each with a reference that is an exact excerpt; then evaluate with --queries FILE.
+    #[arg(long, value_name = "N", requires = "out", conflicts_with = "queries",
+          value_parser = whole("--generate", 1))]
+    pub generate: Option<usize>,
+    /// Where --generate writes the questions (.csv).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// --generate: passage (chunktui picks each excerpt, the model writes a question it answers; works with small
+    /// models) or quote (the model quotes the excerpt, located in the document whitespace-tolerantly).
+    #[arg(long, value_name = "MODE", default_value = "passage")]
+    pub generate_mode: String,
+    /// --generate: which passages are asked about, in which order (the same seed gives the same questions).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Add RAGAS-style context_precision (the references as ground truth) and context_relevance (an LLM rates
+    /// the retrieved chunks 0/1/2 for each question, twice) beside recall, precision and IoU.
+    #[arg(long)]
+    pub judge: bool,
     #[command(flatten)]
     pub flags: ChunkFlags,
     /// Chunks retrieved per question.

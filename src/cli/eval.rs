@@ -18,9 +18,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub fn run(cmd: EvalCmd) -> Result<()> {
+    if let Some(n) = cmd.generate {
+        return super::generate::run(&cmd, n);
+    }
     let asked = cmd.retriever.as_deref().map(RetrieverKind::parse).transpose()?;
     check_k(cmd.k)?;
-    let questions = questions(&cmd.queries, cmd.corpus_id.as_deref())?;
+    let queries = cmd.queries.as_deref().ok_or_else(|| Error::config("give --queries FILE (or --generate N --out FILE)"))?;
+    let questions = questions(queries, cmd.corpus_id.as_deref())?;
     let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
     let resolved = questions.resolve(&corpus.named())?;
     // Each document with the settings `chunk` would use for it.
@@ -31,7 +35,7 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
     // No --retriever: the documents' language against the model's decides.
     let choice = corpus.choose_retriever(asked, &configs[0]);
     let kind = choice.kind;
-    let run = run_one(&corpus, &resolved, &configs, kind, cmd.k, None)?;
+    let run = run_one(&corpus, &resolved, &configs, kind, cmd.k, None, cmd.judge)?;
     let out = if cmd.json {
         json(&run, &choice, &model, cmd.k)
     } else {
@@ -146,6 +150,7 @@ pub(super) fn run_one(
     kind: RetrieverKind,
     k: usize,
     progress: Option<&dyn Fn(usize, usize)>,
+    judge: bool,
 ) -> Result<Run> {
     let mut chunks: Vec<Vec<Chunk>> = Vec::with_capacity(configs.len());
     for ((text, structure), config) in corpus.texts.iter().zip(&corpus.structures).zip(configs) {
@@ -158,9 +163,44 @@ pub(super) fn run_one(
         return Err(Error::input("the documents gave no chunks (are they blank?): nothing to retrieve"));
     }
     let (retriever, model) = build_retriever(kind, &configs[0], &pool, progress)?;
-    let evaluation = evaluate(&pool, questions, retriever.as_ref(), k)?;
+    let mut evaluation = evaluate(&pool, questions, retriever.as_ref(), k)?;
+    if judge {
+        judge_run(&mut evaluation, &pool, questions, &configs[0])?;
+    }
     let chunk_chars = pool.located.iter().map(|c| c.span.end - c.span.start).sum();
     Ok(Run { evaluation, chunks: pool.texts.len(), chunk_chars, model })
+}
+
+/// `--judge`: context precision from the references, context relevance
+/// from the LLM of `config` (two ratings per question, `llm.concurrency`
+/// questions at once, a progress bar at a terminal).
+#[cfg(feature = "llm")]
+fn judge_run(
+    evaluation: &mut Evaluation,
+    pool: &Pool<'_>,
+    questions: &[crate::eval::queries::Resolved],
+    config: &ChunkConfig,
+) -> Result<()> {
+    let client = crate::llm::Client::new(&config.llm)?;
+    let bar = progress_bar(questions.len(), "judging {bar:30} {pos}/{len} questions · {eta} left");
+    let answered = &evaluation.per_question;
+    let ratings = crate::llm::parallel::ask_all(
+        questions.len(),
+        config.llm.concurrency,
+        &|done, _| bar.set_position(done as u64),
+        &|| Ok(()),
+        &|i| {
+            let contexts: Vec<&str> = answered[i].retrieved.iter().map(|&c| pool.texts[c]).collect();
+            crate::eval::judge::context_relevance(&client, &questions[i].question, &contexts)
+        },
+    )?;
+    bar.finish_and_clear();
+    evaluation.judge(pool, questions, Some(&|i| Ok(ratings[i])))
+}
+
+#[cfg(not(feature = "llm"))]
+fn judge_run(_: &mut Evaluation, _: &Pool<'_>, _: &[crate::eval::queries::Resolved], _: &ChunkConfig) -> Result<()> {
+    Err(Error::config("--judge needs the 'llm' feature: rebuild chunktui with it"))
 }
 
 fn document_in(dir: &Path, id: &str) -> Result<PathBuf> {
@@ -325,10 +365,24 @@ fn table(run: &Run, choice: &Choice, model: &ModelChoice, k: usize, c: &ChunkCon
         settings.1.iter().for_each(|l| out.push_str(&format!("model {l}\n")));
         out.push('\n');
     }
-    out.push_str(&format!("{:<16} {:>6} {:>6}\n", "metric", "mean", "std"));
+    out.push_str(&format!("{:<18} {:>6} {:>6}\n", "metric", "mean", "std"));
     for name in METRICS {
         let s = metric(e, name);
-        out.push_str(&format!("{name:<16} {:>6.3} {:>6.3}\n", s.mean, s.std));
+        out.push_str(&format!("{name:<18} {:>6.3} {:>6.3}\n", s.mean, s.std));
+    }
+    if let Some(s) = e.context_precision {
+        out.push_str(&format!("{:<18} {:>6.3} {:>6.3}\n", "context_precision", s.mean, s.std));
+        match e.context_relevance {
+            Some(s) => {
+                let rated = e.per_question.iter().filter(|a| a.context_relevance.is_some()).count();
+                out.push_str(&format!("{:<18} {:>6.3} {:>6.3}", "context_relevance", s.mean, s.std));
+                if rated < e.per_question.len() {
+                    out.push_str(&format!("  ({rated} of {} questions rated)", e.per_question.len()));
+                }
+                out.push('\n');
+            }
+            None => out.push_str("context_relevance     n/a  (no judge's answer held a rating)\n"),
+        }
     }
     out
 }

@@ -6,6 +6,7 @@ mod commands;
 mod corpus;
 mod diff;
 mod eval;
+mod generate;
 pub mod export_splitter;
 mod flags;
 mod lint;

@@ -155,7 +155,7 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
                 let Some(p) = todo.get(i) else { break };
                 let configs = vec![p.config.clone(); corpus.texts.len()];
                 let quiet = |_: usize, _: usize| {};
-                let result = run_one(corpus, resolved, &configs, p.retriever, p.k, Some(&quiet));
+                let result = run_one(corpus, resolved, &configs, p.retriever, p.k, Some(&quiet), false);
                 if tx.send((*p, result)).is_err() {
                     break;
                 }

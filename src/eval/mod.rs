@@ -14,6 +14,9 @@
 //!   character ranges, as Chroma's chunking evaluation defines them;
 //! - [`evaluate`]: all of it for one set of chunks.
 
+#[cfg(feature = "llm")]
+pub mod generate;
+pub mod judge;
 pub mod language;
 pub mod metrics;
 pub mod model_choice;
@@ -66,6 +69,12 @@ pub struct Answered {
     pub scores: Scores,
     /// Indices into the pool of the retrieved chunks, best first.
     pub retrieved: Vec<usize>,
+    /// `eval --judge`: RAGAS-style scores (see [`judge`]); relevance is
+    /// `None` when no judge's answer held a rating.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_precision: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_relevance: Option<f64>,
 }
 
 /// The scores of a question set.
@@ -73,7 +82,43 @@ pub struct Answered {
 pub struct Evaluation {
     #[serde(flatten)]
     pub report: Report,
+    /// `eval --judge`: over the questions (relevance over those rated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_precision: Option<metrics::Summary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_relevance: Option<metrics::Summary>,
     pub per_question: Vec<Answered>,
+}
+
+impl Evaluation {
+    /// Add `context_precision` (the references are the ground truth) and,
+    /// with `relevance` (question index -> rating), `context_relevance`.
+    pub fn judge(
+        &mut self,
+        pool: &Pool<'_>,
+        questions: &[Resolved],
+        relevance: Option<&dyn Fn(usize) -> Result<Option<f64>>>,
+    ) -> Result<()> {
+        for (i, (a, q)) in self.per_question.iter_mut().zip(questions).enumerate() {
+            let verdicts: Vec<bool> = a
+                .retrieved
+                .iter()
+                .map(|&c| {
+                    let got = &pool.located[c];
+                    got.doc == q.doc && q.references.iter().any(|r| r.start.max(got.span.start) < r.end.min(got.span.end))
+                })
+                .collect();
+            a.context_precision = Some(judge::context_precision(&verdicts));
+            if let Some(rate) = relevance {
+                a.context_relevance = rate(i)?;
+            }
+        }
+        self.context_precision = Some(metrics::Summary::of(self.per_question.iter().filter_map(|a| a.context_precision)));
+        // Over the questions rated; none when no judge's answer held a rating.
+        let rated: Vec<f64> = self.per_question.iter().filter_map(|a| a.context_relevance).collect();
+        self.context_relevance = (!rated.is_empty()).then(|| metrics::Summary::of(rated));
+        Ok(())
+    }
 }
 
 /// Ask every question, keep the top `k` chunks, score them.
@@ -89,7 +134,9 @@ pub fn evaluate(pool: &Pool<'_>, questions: &[Resolved], retriever: &dyn Retriev
             question: q.question.clone(),
             scores: s,
             retrieved: hits.iter().map(|h| h.chunk).collect(),
+            context_precision: None,
+            context_relevance: None,
         });
     }
-    Ok(Evaluation { report: Report::of(&scores), per_question })
+    Ok(Evaluation { report: Report::of(&scores), context_precision: None, context_relevance: None, per_question })
 }

@@ -9,6 +9,7 @@
 
 pub mod cache;
 pub mod client;
+pub mod parallel;
 pub mod reply;
 pub mod usage;
 

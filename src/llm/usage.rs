@@ -42,7 +42,7 @@ counters! {
     cached: "Answers read from the disk cache (no request).",
     retries: "Requests repeated after a 429, a 5xx, a timeout or a refused connection.",
     repaired: "Answers with invalid numbers (out of range, repeated, out of order) that were repaired.",
-    fallbacks: "Answers that could not be used at all: the work fell back to a rule (sentence grouping).",
+    fallbacks: "Answers that could not be used at all: a rule took over (sentence grouping, the sentences as they are) or no rating was read.",
     dropped: "Model text that could not be anchored in the source and was dropped.",
 }
 
@@ -65,8 +65,8 @@ impl Usage {
         let notes: Vec<String> = [
             (self.retries, "retried"),
             (self.repaired, "repaired"),
-            (self.fallbacks, "fell back to sentence grouping"),
-            (self.dropped, "dropped (not found in the source)"),
+            (self.fallbacks, "unusable (a rule took over)"),
+            (self.dropped, "dropped (unusable, or not found in the source)"),
         ]
         .iter()
         .filter(|(n, _)| *n > 0)

@@ -72,53 +72,15 @@ impl Asker {
         Ok(Asker { client: std::sync::Arc::new(crate::llm::Client::new(opts)?), opts: opts.clone() })
     }
 
-    /// Ask `question(i)` for every i in 0..n on up to `concurrency` threads,
-    /// reporting progress and honouring cancellation from this thread; the
-    /// answers in order. The first error stops the rest.
+    /// Ask `question(i)` for every i in 0..n, `llm.concurrency` at once,
+    /// with the context's progress and cancellation.
     pub fn ask_all<T: Send>(
         &self,
         n: usize,
         cx: &Context<'_>,
         question: &(dyn Fn(usize) -> Result<T> + Sync),
     ) -> Result<Vec<T>> {
-        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-        let next = AtomicUsize::new(0);
-        let stop = AtomicBool::new(false);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let workers = self.opts.concurrency.clamp(1, n.max(1));
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                let tx = tx.clone();
-                let (next, stop) = (&next, &stop);
-                s.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n || stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    if tx.send((i, question(i))).is_err() {
-                        break;
-                    }
-                });
-            }
-            drop(tx);
-            let mut answers: Vec<Option<T>> = (0..n).map(|_| None).collect();
-            let mut done = 0;
-            (cx.control.progress)(0, n);
-            for (i, answer) in rx {
-                let answer = match answer.and_then(|a| cx.control.check().map(|_| a)) {
-                    Ok(a) => a,
-                    Err(e) => {
-                        // Workers finish the request in hand (its answer is cached) and stop.
-                        stop.store(true, Ordering::Relaxed);
-                        return Err(e);
-                    }
-                };
-                answers[i] = Some(answer);
-                done += 1;
-                (cx.control.progress)(done, n);
-            }
-            Ok(answers.into_iter().map(|a| a.expect("every window answered")).collect())
-        })
+        crate::llm::parallel::ask_all(n, self.opts.concurrency, cx.control.progress, &|| cx.control.check(), question)
     }
 }
 
