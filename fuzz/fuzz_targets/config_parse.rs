@@ -33,7 +33,8 @@ pub fn check(data: &[u8]) {
         return;
     }
     round_trip(&config);
-    if config.strategy.needs_model() {
+    // Model and LLM strategies need a model or a server: not fuzzed here.
+    if !config.strategy.is_plain() {
         return;
     }
     let chunker = match Chunker::new(&config) {

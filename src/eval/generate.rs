@@ -217,7 +217,7 @@ fn squeeze(s: &str) -> String {
 /// whitespace run (line breaks, double spaces).
 pub fn locate(text: &str, range: Range<usize>, excerpt: &str) -> Option<Range<usize>> {
     let words: Vec<String> = excerpt.split_whitespace().map(regex::escape).collect();
-    if words.is_empty() || excerpt.chars().count() < 8 {
+    if words.is_empty() || excerpt.chars().count() < 4 {
         return None;
     }
     let re = regex::Regex::new(&words.join(r"\s+")).ok()?;

@@ -65,6 +65,7 @@ mod tests {
         let asked = AtomicUsize::new(0);
         let err = ask_all(1000, 2, &|_, _| {}, &|| Ok(()), &|i| {
             asked.fetch_add(1, Ordering::Relaxed);
+            std::thread::sleep(std::time::Duration::from_millis(2));
             if i == 3 { Err(Error::Llm("down".into())) } else { Ok(i) }
         });
         assert!(err.is_err());
