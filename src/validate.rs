@@ -26,9 +26,17 @@ impl ChunkConfig {
 
     /// Read a config file (TOML, or JSON for `.json`), then validate it.
     pub fn load(path: &Path) -> Result<Self> {
+        Self::load_with(path, |_| {})
+    }
+
+    /// [`ChunkConfig::load`], with `adjust` applied before the check: what
+    /// the command line adds that a file need not hold (the LLM endpoint,
+    /// which a file shared across machines leaves to each one).
+    pub fn load_with(path: &Path, adjust: impl FnOnce(&mut Self)) -> Result<Self> {
         let text = crate::input::read_text_capped(path, &crate::input::Cap::settings("config file")?)?;
-        let config = Self::parse(&text, crate::config::file::is_json(path))
+        let mut config = Self::parse(&text, crate::config::file::is_json(path))
             .map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
+        adjust(&mut config);
         config.validate().map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
         Ok(config)
     }

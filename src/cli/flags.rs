@@ -16,9 +16,22 @@ impl ChunkFlags {
     /// [`ChunkFlags::resolve`], and who named the embedding model: `--model`,
     /// the config file's `semantic.model`, or nobody (`None`: the document's
     /// language decides, see [`crate::eval::model_choice`]).
+    /// `--llm-url`, `--llm-model` and `--llm-cache` over `c`'s `[llm]`.
+    fn apply_llm(&self, c: &mut ChunkConfig) {
+        if let Some(u) = &self.llm_url {
+            c.llm.url = Some(u.clone());
+        }
+        if let Some(m) = &self.llm_model {
+            c.llm.model = Some(m.clone());
+        }
+        if let Some(on) = self.llm_cache {
+            c.llm.cache = on;
+        }
+    }
+
     pub fn resolve_named(&self) -> Result<(ChunkConfig, Option<ModelSource>)> {
         let mut c = match &self.config {
-            Some(path) => ChunkConfig::load(path)?,
+            Some(path) => ChunkConfig::load_with(path, |c| self.apply_llm(c))?,
             None => ChunkConfig::default(),
         };
         // Before normalize() names the default model for a model strategy.
@@ -115,15 +128,7 @@ impl ChunkFlags {
         if let Some(m) = &self.model {
             c.semantic.model = Some(m.clone());
         }
-        if let Some(u) = &self.llm_url {
-            c.llm.url = Some(u.clone());
-        }
-        if let Some(m) = &self.llm_model {
-            c.llm.model = Some(m.clone());
-        }
-        if let Some(on) = self.llm_cache {
-            c.llm.cache = on;
-        }
+        self.apply_llm(&mut c);
         if let Some(p) = &self.model_prefix {
             c.semantic.prefix = Some(p.clone());
         }
