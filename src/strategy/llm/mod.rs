@@ -260,7 +260,7 @@ fn cut_range(text: &str, range: Range<usize>, index: &SizeIndex<'_>, size: usize
             return;
         }
         let mut end = longest_within(text, at, range.end, index, size);
-        let half = at + (end - at) / 2;
+        let half = crate::size::floor_char_boundary(text, at + (end - at) / 2);
         if let Some(ws) = text[half..end].rfind(char::is_whitespace) {
             let after = half + ws + text[half + ws..].chars().next().map_or(1, char::len_utf8);
             if after > at && after < end {
@@ -310,4 +310,43 @@ fn longest_within(text: &str, at: usize, limit: usize, index: &SizeIndex<'_>, si
         }
     }
     good
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::size::Sizer;
+
+    /// Tiling holds for any starts the model may give, any text, any size.
+    #[test]
+    fn tiles_exactly_within_size_whatever_the_starts() {
+        let texts = [
+            "# 标题\n\n本书的英文原版作者为 Steve Klabnik 和 Carol Nichols，并由 Rust 社区补充完善。本简体中文译本由 Rust 中文社区翻译。\n\n第二段，没有句号的很长很长的一句话而且一直没有结束",
+            "Short. Sentences here! And there?\n\n## Head\n\nA paragraph that is a good deal longer than the others, with words.",
+            "nowhitespaceatallinthisverylongrunoftextthatmustbecutsomewhere",
+            "  \n\n lead and trail  \n\n",
+        ];
+        for text in texts {
+            let pieces = pieces::pieces(text);
+            if pieces.is_empty() {
+                continue;
+            }
+            for sizer in [Sizer::chars(), Sizer::words()] {
+                let index = sizer.index(text).unwrap();
+                for size in [1, 2, 3, 7, 20, 1000] {
+                    for step in 1..=3 {
+                        let starts: Vec<usize> = (0..pieces.len()).step_by(step).collect();
+                        let chunks = tile(text, &pieces, &starts, &index, size);
+                        let mut at = 0;
+                        for c in &chunks {
+                            assert_eq!(c.range.start, at, "{text:?} size {size}");
+                            assert!(c.size <= size || c.range.len() <= 4, "{text:?} size {size}: {c:?}");
+                            at = c.range.end;
+                        }
+                        assert_eq!(at, text.len());
+                    }
+                }
+            }
+        }
+    }
 }

