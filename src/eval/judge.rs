@@ -8,9 +8,10 @@
 //! - `context_relevance`: the model rates the retrieved contexts, joined by
 //!   line breaks, for the question: 0 (nothing relevant), 1 (partly), 2
 //!   (relevant), twice with differently worded prompts. Each rating is
-//!   halved; the score is their mean, or the one rating that could be read
-//!   (RAGAS's `nv_context_relevance`). An empty question or context, or a
-//!   context that only repeats the question, scores 0 without asking.
+//!   halved; the score is their mean, or the first judge's alone when only
+//!   it could be read (RAGAS's `nv_context_relevance`, quirks included).
+//!   An empty question or context, or a context that only repeats the
+//!   question, scores 0 without asking.
 
 use crate::error::Result;
 #[cfg(feature = "llm")]
@@ -35,12 +36,13 @@ pub fn rating(answer: &str) -> Option<f64> {
     ['2', '1', '0'].into_iter().find(|d| answer.contains(*d)).map(|d| f64::from(d as u8 - b'0') / 2.0)
 }
 
-/// The two judges' ratings as one score: their mean, the one that could be
-/// read, or `None`.
-pub fn combine(a: Option<f64>, b: Option<f64>) -> Option<f64> {
-    match (a, b) {
+/// The two judges' ratings as one score, as RAGAS combines them: their
+/// mean; with only the first, the first. With only the second RAGAS gets
+/// NaN (`max(nan, x)` in Python keeps the NaN), and so does this: `None`.
+pub fn combine(first: Option<f64>, second: Option<f64>) -> Option<f64> {
+    match (first, second) {
         (Some(x), Some(y)) => Some((x + y) / 2.0),
-        (x, y) => x.or(y),
+        (x, _) => x,
     }
 }
 
@@ -108,7 +110,8 @@ mod tests {
         assert_eq!(rating(" 0."), Some(0.0));
         assert_eq!(rating("none"), None);
         assert_eq!(combine(Some(1.0), Some(0.5)), Some(0.75));
-        assert_eq!(combine(None, Some(0.5)), Some(0.5));
+        assert_eq!(combine(Some(0.5), None), Some(0.5));
+        assert_eq!(combine(None, Some(0.5)), None, "as RAGAS: max(nan, x) is nan");
         assert_eq!(combine(None, None), None);
         assert_eq!(trivial_relevance("What is X?", &["X is", "What is X?"]), None);
         assert_eq!(trivial_relevance("What is X?", &["What is X?"]), Some(0.0));
