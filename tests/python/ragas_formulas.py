@@ -42,9 +42,9 @@ def relevance(case: dict[str, Any]) -> float | None:
     # RAGAS retries a judge whose answer holds no rating; each retry gets the
     # same answer here, as chunktui's cache would give it.
     first, second = case["answers"]
-    metric.llm = ScriptedLLM(first, second)  # type: ignore[assignment]
+    metric.llm = ScriptedLLM(first, second)
     sample = SingleTurnSample(user_input=case["question"], retrieved_contexts=case["contexts"])
-    score = asyncio.run(metric._single_turn_ascore(sample, callbacks=None))  # type: ignore[arg-type]
+    score = asyncio.run(metric._single_turn_ascore(sample, callbacks=None))
     return None if score is None or math.isnan(score) else float(score)
 
 
