@@ -43,7 +43,6 @@ pub mod validate;
 #[cfg(feature = "embed")]
 pub mod embed;
 
-#[cfg(feature = "llm")]
 pub mod llm;
 
 #[cfg(feature = "cli")]

@@ -3,7 +3,7 @@
 //! defaults, and the separator presets keep their names and order.
 
 use chunktui::config::{
-    LlmOptions,
+    AgenticOptions, LlmOptions,
     ChunkConfig, CodeOptions, EmbedTextOptions, HierarchicalOptions, LangchainOptions, LintOptions, MarkdownOptions,
     RecursiveOptions, SemanticOptions, SentenceOptions,
 };
@@ -35,6 +35,7 @@ fn defaults_as_toml() -> toml::Table {
         ("code", toml::Value::try_from(CodeOptions::default())),
         ("lint", toml::Value::try_from(LintOptions::default())),
         ("llm", toml::Value::try_from(LlmOptions::default())),
+        ("agentic", toml::Value::try_from(AgenticOptions::default())),
     ];
     for (name, value) in sections {
         table.insert(name.to_string(), value.unwrap());

@@ -470,3 +470,46 @@ fn generated_questions_have_exact_references_that_eval_reads_and_judges() {
     }
     assert_eq!(v["context_relevance"]["mean"].as_f64(), Some(1.0), "every judge said 2");
 }
+
+#[test]
+fn the_agents_plan_cuts_each_section_exactly_and_replays_from_the_config_without_a_server() {
+    let dir = setup();
+    // Two top-level sections.
+    let doc = DOC.replace("## The Stack", "# The Stack");
+    std::fs::write(dir.path("doc.md"), &doc).unwrap();
+    let server = FakeServer::start(|_, seen| {
+        let outline = seen.body["messages"][1]["content"].as_str().unwrap_or_default();
+        assert!(outline.contains("sub-headings") && outline.contains("CJK"), "the agent sees the statistics: {outline}");
+        answer(r#"{"choices": [{"section": 1, "strategy": "sentence", "size": 150, "reason": "short prose"},
+                               {"section": 2, "strategy": "warp-drive", "size": 10, "reason": "?"}]}"#)
+    });
+    let first = chunktui(
+        dir.root(),
+        &["chunk", "doc.md", "-s", "agentic", "--llm-url", &server.url, "--llm-model", "fake", "--write-config", "plan.toml"],
+        &[],
+    );
+    assert!(first.out.status.success(), "{}", first.stderr);
+    let recs = records(&first.stdout);
+    for r in &recs {
+        let (s, e) = (r["start"].as_u64().unwrap() as usize, r["end"].as_u64().unwrap() as usize);
+        assert_eq!(r["text"].as_str().unwrap(), &doc[s..e], "exact source text");
+    }
+    let field = |r: &Value, k: &str| {
+        r["meta"]["fields"].as_array().unwrap().iter().find(|f| f[0] == k).map(|f| f[1].as_str().unwrap().to_string())
+    };
+    assert_eq!(field(&recs[0], "strategy").as_deref(), Some("sentence"));
+    assert_eq!(field(&recs[0], "reason").as_deref(), Some("short prose"));
+    let last = recs.last().unwrap();
+    assert_eq!(field(last, "section").as_deref(), Some("The Stack and the Heap"));
+    assert!(field(last, "reason").unwrap().starts_with("fallback"), "an unknown strategy falls back: {last}");
+    assert!(first.stderr.contains("unusable"), "{}", first.stderr);
+    let plan = std::fs::read_to_string(dir.path("plan.toml")).unwrap();
+    assert!(plan.contains("[[agentic.plan]]") && plan.contains("short prose"), "{plan}");
+    drop(server);
+    // The plan alone, no endpoint: the same chunks.
+    std::fs::write(dir.path("plan.toml"), plan.replace("[llm]", "[llm]\n# no server needed").lines().filter(|l| !l.starts_with("url") && !l.starts_with("model")).collect::<Vec<_>>().join("\n")).unwrap();
+    let replay = chunktui(dir.root(), &["chunk", "doc.md", "--config", "plan.toml"], &[]);
+    assert!(replay.out.status.success(), "{}", replay.stderr);
+    assert_eq!(replay.stdout, first.stdout, "the plan reproduces the chunks");
+    assert!(!replay.stderr.contains("requests"), "no LLM work: {}", replay.stderr);
+}

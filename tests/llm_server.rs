@@ -184,6 +184,15 @@ fn against_a_local_llama_cpp_server() {
         assert!(!r["embed_text"].as_str().unwrap_or_default().trim().is_empty(), "a proposition: {r}");
     }
 
+    // agentic: the agent's plan, each section cut exactly; the plan replays with no server (below).
+    let agentic = run(&["chunk", "docs/en.md", "-s", "agentic", "--write-config", "plan.toml"]);
+    ok(&agentic, "agentic");
+    for r in records(&agentic.stdout) {
+        let (s, e) = (r["start"].as_u64().unwrap() as usize, r["end"].as_u64().unwrap() as usize);
+        assert_eq!(r["text"].as_str().unwrap(), &en[s..e], "agentic: exact source text");
+        assert!(r["meta"]["fields"].to_string().contains("reason"), "a reason per choice: {r}");
+    }
+
     // eval --generate: exact references, read by eval --queries; --judge in [0, 1].
     let generated = run(&["eval", "docs", "--generate", "3", "--out", "q.csv", "--seed", "1"]);
     ok(&generated, "eval --generate");
@@ -218,6 +227,10 @@ fn against_a_local_llama_cpp_server() {
         assert_eq!(&again.stdout, before, "{name}: identical chunks with the server stopped");
         assert!(again.stderr.contains("llm: 0 requests"), "{}", again.stderr);
     }
+    let replay = chunktui(root, &["chunk", "docs/en.md", "--config", "plan.toml"], key);
+    ok(&replay, "agentic plan replay");
+    assert_eq!(replay.stdout, agentic.stdout, "the plan reproduces the agentic chunks with the server stopped");
+
     // A new request with the server stopped: a short error naming the address, quickly, nothing written.
     std::fs::write(root.join("new.md"), "A new document. Nobody asked about it before.\n").unwrap();
     let down = run(&["chunk", "new.md", "-s", "llm", "-o", "new.jsonl"]);

@@ -139,6 +139,10 @@ pub struct ChunkCmd {
     /// Many files: write one JSONL per input, at its path under DIR plus .jsonl.
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
     pub output_dir: Option<PathBuf>,
+    /// Also write the settings this run used as a config file (TOML, or JSON by extension); with --strategy
+    /// agentic, the agent's plan too, so `chunktui chunk --config FILE` cuts the same chunks with no LLM.
+    #[arg(long, value_name = "FILE", conflicts_with = "output_dir")]
+    pub write_config: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

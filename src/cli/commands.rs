@@ -272,7 +272,7 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
         return super::corpus::run(&cmd);
     }
     let file = cmd.files[0].clone();
-    if let Some(out) = &cmd.output {
+    for out in cmd.output.iter().chain(&cmd.write_config) {
         // Refuse `-o doc.md` (or the config, or the tokenizer) before the work, not after it.
         crate::export::protect_input(Source::from_arg(&file));
         protect_settings(&cmd.flags)?;
@@ -319,10 +319,27 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
         write_error.map_or(Ok(()), Err)?;
         records.finish(out)
     });
-    match chunk_error {
-        Some(e) => Err(e),
-        None => written,
+    if let Some(e) = chunk_error {
+        return Err(e);
     }
+    written?;
+    if let Some(path) = &cmd.write_config {
+        write_config(path, &config)?;
+    }
+    Ok(())
+}
+
+/// `--write-config`: the settings of this run, with the agent's plan when
+/// the agentic strategy made one.
+fn write_config(path: &Path, config: &ChunkConfig) -> Result<()> {
+    let mut config = config.clone();
+    if config.strategy == crate::config::StrategyKind::Agentic && config.agentic.plan.is_empty() {
+        config.agentic.plan = crate::strategy::llm::agentic::last_plan();
+    }
+    let text = if crate::config::file::is_json(path) { config.to_json() } else { config.to_toml() };
+    crate::io::write_atomic(path, text.as_bytes())?;
+    eprintln!("chunktui: wrote the settings to {}", crate::error::shown_path(path));
+    Ok(())
 }
 
 /// Late chunking's chunks and their pooled vectors, computed together.

@@ -55,6 +55,7 @@ strategy_kinds! {
     Late => "late",
     Llm => "llm",
     Propositions => "propositions",
+    Agentic => "agentic",
     Hierarchical => "hierarchical",
 }
 

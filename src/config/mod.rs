@@ -97,6 +97,8 @@ pub struct ChunkConfig {
     pub lint: LintOptions,
     #[serde(default, skip_serializing_if = "LlmOptions::is_default")]
     pub llm: LlmOptions,
+    #[serde(default, skip_serializing_if = "AgenticOptions::is_default")]
+    pub agentic: AgenticOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -138,6 +140,7 @@ impl Default for ChunkConfig {
             code: CodeOptions::default(),
             lint: LintOptions::default(),
             llm: LlmOptions::default(),
+            agentic: AgenticOptions::default(),
         }
     }
 }

@@ -306,6 +306,34 @@ impl Default for LlmOptions {
     }
 }
 
+/// The `agentic` strategy's plan (`[[agentic.plan]]`): one step per
+/// top-level section, as the agent chose it. Empty: ask the LLM. Filled (by
+/// `chunktui chunk -s agentic --write-config FILE`): cut by the plan, with no
+/// LLM (sections cut by `llm` or `propositions` read their cached answers).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgenticOptions {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plan: Vec<PlanStep>,
+}
+
+/// How one section is cut, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanStep {
+    /// The section's heading text; `""` for the text before the first
+    /// heading (or a document without headings). A section the plan does
+    /// not name is cut by the first step.
+    pub section: String,
+    pub strategy: StrategyKind,
+    pub size: usize,
+    #[serde(default)]
+    pub overlap: usize,
+    /// The agent's one-line reason.
+    #[serde(default)]
+    pub reason: String,
+}
+
 macro_rules! is_default {
     ($($t:ty),*) => {$(
         impl $t {
@@ -323,5 +351,6 @@ is_default!(
     HierarchicalOptions,
     CodeOptions,
     LintOptions,
-    LlmOptions
+    LlmOptions,
+    AgenticOptions
 );

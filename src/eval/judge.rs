@@ -13,6 +13,10 @@
 //!   An empty question or context, or a context that only repeats the
 //!   question, scores 0 without asking.
 
+// Without the `llm` feature only the pure parts are used (no client to ask).
+#![cfg_attr(not(feature = "llm"), allow(unused_imports, dead_code))]
+
+#[cfg(feature = "llm")]
 use crate::error::Result;
 #[cfg(feature = "llm")]
 use crate::llm::{Client, Request};

@@ -7,12 +7,20 @@
 //! chunktui checks and turns into exact source ranges, or free text kept
 //! beside a range (a proposition, a question).
 
+//! Reading answers, counting and running questions in parallel are plain
+//! Rust and always built; the HTTP client and the disk cache come with the
+//! `llm` feature.
+
+#[cfg(feature = "llm")]
 pub mod cache;
+#[cfg(feature = "llm")]
 pub mod client;
 pub mod parallel;
 pub mod reply;
 pub mod usage;
 
+#[cfg(feature = "llm")]
 pub use cache::Cache;
+#[cfg(feature = "llm")]
 pub use client::{api_key, Client, Request};
 pub use usage::{usage, Usage};

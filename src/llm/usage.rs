@@ -28,6 +28,7 @@ macro_rules! counters {
         }
 
         /// Add to the counters.
+        #[allow(dead_code)] // The HTTP counters are unused without the `llm` feature.
         pub(crate) mod count {
             use super::*;
             $(pub fn $name(n: u64) { COUNTERS.$name.fetch_add(n, Relaxed); })*

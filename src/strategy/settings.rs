@@ -103,7 +103,10 @@ impl ChunkConfig {
         self.validate_counts(&mut problems);
         self.validate_semantic(&mut problems);
         super::hierarchical::problems(self, &mut problems);
-        if self.strategy.needs_llm() {
+        super::llm::agentic::problems(self, &mut problems);
+        // An agentic plan replays without the LLM.
+        let replay = self.strategy == StrategyKind::Agentic && !self.agentic.plan.is_empty();
+        if self.strategy.needs_llm() && !replay {
             #[cfg(feature = "llm")]
             problems.extend(crate::llm::client::problems(&self.llm));
             #[cfg(not(feature = "llm"))]

@@ -42,6 +42,7 @@ strategy_table! {
     Late => super::late::SPEC,
     Llm => super::llm::SPEC,
     Propositions => super::llm::propositions::SPEC,
+    Agentic => super::llm::agentic::SPEC,
     Hierarchical => super::hierarchical::SPEC,
 }
 

@@ -12,6 +12,10 @@
 //!
 //! `propositions` ([`propositions`]) shares the pieces, windows and client.
 
+// Without the `llm` feature only the pure parts are used (no client to ask).
+#![cfg_attr(not(feature = "llm"), allow(unused_imports, dead_code))]
+
+pub mod agentic;
 pub mod pieces;
 pub mod propositions;
 

@@ -7,6 +7,9 @@
 //! whose answer gives no usable proposition falls back to its sentences as
 //! they are (counted).
 
+// Without the `llm` feature only the pure parts are used (no client to ask).
+#![cfg_attr(not(feature = "llm"), allow(unused_imports, dead_code))]
+
 use super::pieces::{self, Piece};
 use super::{Context, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::{Chunk, EmbedText};
