@@ -267,9 +267,9 @@ pub fn cache_dir() -> Option<std::path::PathBuf> {
     #[cfg(any(feature = "embed", feature = "llm"))]
     let platform = dirs::cache_dir();
     #[cfg(not(any(feature = "embed", feature = "llm")))]
-    let platform = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| std::path::PathBuf::from(h).join(".cache")));
+    let platform =
+        std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()).map(std::path::PathBuf::from).or_else(|| {
+            std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| std::path::PathBuf::from(h).join(".cache"))
+        });
     platform.map(|d| d.join("chunktui"))
 }

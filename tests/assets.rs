@@ -3,9 +3,8 @@
 //! defaults, and the separator presets keep their names and order.
 
 use chunktui::config::{
-    AgenticOptions, LlmOptions,
-    ChunkConfig, CodeOptions, EmbedTextOptions, HierarchicalOptions, LangchainOptions, LintOptions, MarkdownOptions,
-    RecursiveOptions, SemanticOptions, SentenceOptions,
+    AgenticOptions, ChunkConfig, CodeOptions, EmbedTextOptions, HierarchicalOptions, LangchainOptions, LintOptions,
+    LlmOptions, MarkdownOptions, RecursiveOptions, SemanticOptions, SentenceOptions,
 };
 use chunktui::strategy::recursive::{preset_names, Separators};
 use chunktui::strategy::StrategyKind;

@@ -113,7 +113,11 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Seen>>, script: &Script) {
     let reply = script(n, &seen);
     std::thread::sleep(reply.delay);
     let mut out = stream;
-    let mut head = format!("HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n", reply.status, reply.body.len());
+    let mut head = format!(
+        "HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        reply.status,
+        reply.body.len()
+    );
     for (k, v) in &reply.headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -240,7 +244,9 @@ fn invalid_numbers_are_repaired_and_garbage_falls_back_loudly_with_exact_chunks(
         let shown = numbers_shown(seen);
         match n % 3 {
             // Out of range, zero, negative, repeated and out of order.
-            0 => answer(&format!("{{\"starts\": [0, 999, -4, {}, {}, {}]}}", shown[shown.len() - 1], shown[1], shown[1])),
+            0 => {
+                answer(&format!("{{\"starts\": [0, 999, -4, {}, {}, {}]}}", shown[shown.len() - 1], shown[1], shown[1]))
+            }
             // Invented text instead of numbers.
             1 => answer("Sure! Here is the document rewritten as better chunks: Ownership rules..."),
             _ => answer("{\"starts\": \"soon\"}"),
@@ -251,12 +257,27 @@ fn invalid_numbers_are_repaired_and_garbage_falls_back_loudly_with_exact_chunks(
         assert!(run.out.status.success(), "{}", run.stderr);
         assert_tiles(DOC, &records(&run.stdout), size.parse().unwrap());
         let usage = run.stderr.lines().find(|l| l.contains("llm: ")).unwrap_or_else(|| panic!("{}", run.stderr));
-        assert!(usage.contains("repaired") || usage.contains("unusable"), "repairs and fallbacks are reported: {usage}");
+        assert!(
+            usage.contains("repaired") || usage.contains("unusable"),
+            "repairs and fallbacks are reported: {usage}"
+        );
     }
     // --json carries the same counts.
     let run = chunktui(
         dir.root(),
-        &["stats", "doc.md", "-s", "llm", "--llm-url", &server.url, "--llm-model", "fake", "--json", "--llm-cache", "off"],
+        &[
+            "stats",
+            "doc.md",
+            "-s",
+            "llm",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+            "--json",
+            "--llm-cache",
+            "off",
+        ],
         &[],
     );
     let v: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
@@ -270,7 +291,12 @@ fn a_429_is_retried_after_its_retry_after_and_a_hung_server_times_out_within_the
     let dir = setup();
     let server = FakeServer::start(|n, _| {
         if n == 0 {
-            Reply { status: 429, headers: vec![("Retry-After".into(), "1".into())], body: "{}".into(), delay: Duration::ZERO }
+            Reply {
+                status: 429,
+                headers: vec![("Retry-After".into(), "1".into())],
+                body: "{}".into(),
+                delay: Duration::ZERO,
+            }
         } else {
             answer("{\"starts\": [1]}")
         }
@@ -282,8 +308,16 @@ fn a_429_is_retried_after_its_retry_after_and_a_hung_server_times_out_within_the
 
     // A server that never answers in time: each try times out, retries stop at the budget.
     let hung = FakeServer::start(|_, _| Reply { delay: Duration::from_secs(5), ..answer("{\"starts\": [1]}") });
-    std::fs::write(dir.path("slow.toml"), "strategy = \"llm\"\nsize = 2000\n[llm]\ntimeout_seconds = 1\nretry_seconds = 4\ncache = false\n").unwrap();
-    let run = chunktui(dir.root(), &["chunk", "doc.md", "--config", "slow.toml", "--llm-url", &hung.url, "--llm-model", "fake"], &[]);
+    std::fs::write(
+        dir.path("slow.toml"),
+        "strategy = \"llm\"\nsize = 2000\n[llm]\ntimeout_seconds = 1\nretry_seconds = 4\ncache = false\n",
+    )
+    .unwrap();
+    let run = chunktui(
+        dir.root(),
+        &["chunk", "doc.md", "--config", "slow.toml", "--llm-url", &hung.url, "--llm-model", "fake"],
+        &[],
+    );
     assert_eq!(run.out.status.code(), Some(2), "{}", run.stderr);
     assert!(run.seconds < 20.0, "bounded by retry_seconds: {} s", run.seconds);
     assert!(run.stderr.contains(&hung.url), "names the address: {}", run.stderr);
@@ -318,12 +352,17 @@ fn a_cached_run_needs_no_server_and_no_file_holds_the_key() {
         let shown = numbers_shown(seen);
         answer(&format!("{{\"starts\": [{}]}}", shown[shown.len() / 2]))
     });
-    let first = chunktui(dir.root(), &llm_args(&server.url, &["--size", "500", "-o", "first.jsonl"]), &[("CHUNKTUI_LLM_KEY", key)]);
+    let first = chunktui(
+        dir.root(),
+        &llm_args(&server.url, &["--size", "500", "-o", "first.jsonl"]),
+        &[("CHUNKTUI_LLM_KEY", key)],
+    );
     assert!(first.out.status.success(), "{}", first.stderr);
     let url = server.url.clone();
     drop(server);
     // The same settings, the server gone: served from the cache, no request.
-    let again = chunktui(dir.root(), &llm_args(&url, &["--size", "500", "-o", "again.jsonl"]), &[("CHUNKTUI_LLM_KEY", key)]);
+    let again =
+        chunktui(dir.root(), &llm_args(&url, &["--size", "500", "-o", "again.jsonl"]), &[("CHUNKTUI_LLM_KEY", key)]);
     assert!(again.out.status.success(), "{}", again.stderr);
     assert!(again.stderr.contains("llm: 0 requests"), "{}", again.stderr);
     assert_eq!(std::fs::read(dir.path("first.jsonl")).unwrap(), std::fs::read(dir.path("again.jsonl")).unwrap());
@@ -368,16 +407,17 @@ fn a_stopped_server_gives_a_short_error_naming_the_address_quickly() {
 #[test]
 fn propositions_keep_what_the_source_supports_and_drop_invented_text() {
     let dir = setup();
-    let server = FakeServer::start(|_, seen| {
-        let shown = numbers_shown(seen);
-        let first = shown[0];
-        answer(&json!({"propositions": [
+    let server =
+        FakeServer::start(|_, seen| {
+            let shown = numbers_shown(seen);
+            let first = shown[0];
+            answer(&json!({"propositions": [
             {"text": "Ownership is a set of rules for how Rust programs manage memory.", "sentences": [first + 1]},
             {"text": "Bananas are an excellent source of potassium.", "sentences": [first]},
             {"text": "所有权让 Rust 无需垃圾回收即可保证内存安全。", "sentences": []},
             {"text": "", "sentences": [first]}
         ]}).to_string())
-    });
+        });
     let run = chunktui(
         dir.root(),
         &["chunk", "doc.md", "-s", "propositions", "--llm-url", &server.url, "--llm-model", "fake"],
@@ -394,7 +434,8 @@ fn propositions_keep_what_the_source_supports_and_drop_invented_text() {
         assert!(!prop.is_empty());
     }
     assert!(recs.iter().any(|r| r["embed_text"].as_str().unwrap().starts_with("Ownership is a set of rules for how")));
-    let zh = recs.iter().find(|r| r["embed_text"].as_str().unwrap().starts_with("所有权让")).expect("anchored by its words");
+    let zh =
+        recs.iter().find(|r| r["embed_text"].as_str().unwrap().starts_with("所有权让")).expect("anchored by its words");
     assert!(zh["text"].as_str().unwrap().contains("垃圾回收"), "{zh}");
     assert!(run.stderr.contains("dropped"), "{}", run.stderr);
 }
@@ -419,7 +460,20 @@ fn generated_questions_have_exact_references_that_eval_reads_and_judges() {
     });
     let gen = chunktui(
         dir.root(),
-        &["eval", "doc.md", "--generate", "3", "--out", "q.csv", "--llm-url", &server.url, "--llm-model", "fake", "--seed", "3"],
+        &[
+            "eval",
+            "doc.md",
+            "--generate",
+            "3",
+            "--out",
+            "q.csv",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+            "--seed",
+            "3",
+        ],
         &[],
     );
     assert!(gen.out.status.success(), "{}", gen.stderr);
@@ -443,7 +497,20 @@ fn generated_questions_have_exact_references_that_eval_reads_and_judges() {
     // The same seed: the same file, from the cache.
     let again = chunktui(
         dir.root(),
-        &["eval", "doc.md", "--generate", "3", "--out", "q2.csv", "--llm-url", &server.url, "--llm-model", "fake", "--seed", "3"],
+        &[
+            "eval",
+            "doc.md",
+            "--generate",
+            "3",
+            "--out",
+            "q2.csv",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+            "--seed",
+            "3",
+        ],
         &[],
     );
     assert!(again.stderr.contains("llm: 0 requests"), "{}", again.stderr);
@@ -459,7 +526,22 @@ fn generated_questions_have_exact_references_that_eval_reads_and_judges() {
     // eval reads them; --judge adds both scores in [0, 1].
     let judged = chunktui(
         dir.root(),
-        &["eval", "doc.md", "--queries", "q.csv", "--retriever", "bm25", "--size", "200", "--judge", "--json", "--llm-url", &server.url, "--llm-model", "fake"],
+        &[
+            "eval",
+            "doc.md",
+            "--queries",
+            "q.csv",
+            "--retriever",
+            "bm25",
+            "--size",
+            "200",
+            "--judge",
+            "--json",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+        ],
         &[],
     );
     assert!(judged.out.status.success(), "{}", judged.stderr);
@@ -479,13 +561,29 @@ fn the_agents_plan_cuts_each_section_exactly_and_replays_from_the_config_without
     std::fs::write(dir.path("doc.md"), &doc).unwrap();
     let server = FakeServer::start(|_, seen| {
         let outline = seen.body["messages"][1]["content"].as_str().unwrap_or_default();
-        assert!(outline.contains("sub-headings") && outline.contains("CJK"), "the agent sees the statistics: {outline}");
-        answer(r#"{"choices": [{"section": 1, "strategy": "sentence", "size": 150, "reason": "short prose"},
-                               {"section": 2, "strategy": "warp-drive", "size": 10, "reason": "?"}]}"#)
+        assert!(
+            outline.contains("sub-headings") && outline.contains("CJK"),
+            "the agent sees the statistics: {outline}"
+        );
+        answer(
+            r#"{"choices": [{"section": 1, "strategy": "sentence", "size": 150, "reason": "short prose"},
+                               {"section": 2, "strategy": "warp-drive", "size": 10, "reason": "?"}]}"#,
+        )
     });
     let first = chunktui(
         dir.root(),
-        &["chunk", "doc.md", "-s", "agentic", "--llm-url", &server.url, "--llm-model", "fake", "--write-config", "plan.toml"],
+        &[
+            "chunk",
+            "doc.md",
+            "-s",
+            "agentic",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+            "--write-config",
+            "plan.toml",
+        ],
         &[],
     );
     assert!(first.out.status.success(), "{}", first.stderr);
@@ -507,7 +605,15 @@ fn the_agents_plan_cuts_each_section_exactly_and_replays_from_the_config_without
     assert!(plan.contains("[[agentic.plan]]") && plan.contains("short prose"), "{plan}");
     drop(server);
     // The plan alone, no endpoint: the same chunks.
-    std::fs::write(dir.path("plan.toml"), plan.replace("[llm]", "[llm]\n# no server needed").lines().filter(|l| !l.starts_with("url") && !l.starts_with("model")).collect::<Vec<_>>().join("\n")).unwrap();
+    std::fs::write(
+        dir.path("plan.toml"),
+        plan.replace("[llm]", "[llm]\n# no server needed")
+            .lines()
+            .filter(|l| !l.starts_with("url") && !l.starts_with("model"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
     let replay = chunktui(dir.root(), &["chunk", "doc.md", "--config", "plan.toml"], &[]);
     assert!(replay.out.status.success(), "{}", replay.stderr);
     assert_eq!(replay.stdout, first.stdout, "the plan reproduces the chunks");

@@ -250,7 +250,11 @@ fn against_a_local_llama_cpp_server() {
                 stack.push(p);
             } else {
                 checked += 1;
-                assert!(!String::from_utf8_lossy(&std::fs::read(&p).unwrap()).contains(key), "{} holds the key", p.display());
+                assert!(
+                    !String::from_utf8_lossy(&std::fs::read(&p).unwrap()).contains(key),
+                    "{} holds the key",
+                    p.display()
+                );
             }
         }
     }

@@ -23,7 +23,8 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
     }
     let asked = cmd.retriever.as_deref().map(RetrieverKind::parse).transpose()?;
     check_k(cmd.k)?;
-    let queries = cmd.queries.as_deref().ok_or_else(|| Error::config("give --queries FILE (or --generate N --out FILE)"))?;
+    let queries =
+        cmd.queries.as_deref().ok_or_else(|| Error::config("give --queries FILE (or --generate N --out FILE)"))?;
     let questions = questions(queries, cmd.corpus_id.as_deref())?;
     let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
     let resolved = questions.resolve(&corpus.named())?;

@@ -13,7 +13,8 @@ const DOCUMENT_EXTENSIONS: [&str; 7] = ["md", "txt", "markdown", "rst", "html", 
 #[cfg(feature = "llm")]
 pub fn run(cmd: &EvalCmd, n: usize) -> Result<()> {
     use crate::eval::generate::{generate, to_csv, Mode, Options};
-    let out = cmd.out.as_deref().ok_or_else(|| Error::config("--generate needs --out FILE.csv: where the questions go"))?;
+    let out =
+        cmd.out.as_deref().ok_or_else(|| Error::config("--generate needs --out FILE.csv: where the questions go"))?;
     let mode = Mode::parse(&cmd.generate_mode)?;
     let config = cmd.flags.resolve()?;
     let client = crate::llm::Client::new(&config.llm)?;
@@ -68,7 +69,9 @@ fn documents(path: &Path) -> Result<Vec<PathBuf>> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
         .filter(|p| {
-            p.extension().and_then(|e| e.to_str()).is_some_and(|e| DOCUMENT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| DOCUMENT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
         })
         .collect();
     found.sort();

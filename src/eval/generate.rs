@@ -152,7 +152,12 @@ pub fn generate(
 }
 
 /// The model's answer about one candidate: `(question, excerpt)` as written.
-fn ask(client: &Client, docs: &[(String, &str)], c: &Candidate, mode: Mode) -> Result<(Option<String>, Option<String>)> {
+fn ask(
+    client: &Client,
+    docs: &[(String, &str)],
+    c: &Candidate,
+    mode: Mode,
+) -> Result<(Option<String>, Option<String>)> {
     let (id, text) = &docs[c.doc];
     let passage = &text[c.range.clone()];
     let answer = match mode {

@@ -86,7 +86,8 @@ pub fn context_relevance(client: &Client, question: &str, contexts: &[&str]) -> 
     let mut ratings = [None, None];
     for (judge, slot) in [JUDGE_1, JUDGE_2].into_iter().zip(&mut ratings) {
         // A schema where the server takes one: even a small model then answers a digit.
-        let answer = client.ask(&Request { system: judge, user: &user, schema: Some(&rating_schema()), max_tokens: 16 })?;
+        let answer =
+            client.ask(&Request { system: judge, user: &user, schema: Some(&rating_schema()), max_tokens: 16 })?;
         *slot = rating(&answer);
         if slot.is_none() {
             crate::llm::usage::count::fallbacks(1);

@@ -105,7 +105,8 @@ impl Evaluation {
                 .iter()
                 .map(|&c| {
                     let got = &pool.located[c];
-                    got.doc == q.doc && q.references.iter().any(|r| r.start.max(got.span.start) < r.end.min(got.span.end))
+                    got.doc == q.doc
+                        && q.references.iter().any(|r| r.start.max(got.span.start) < r.end.min(got.span.end))
                 })
                 .collect();
             a.context_precision = Some(judge::context_precision(&verdicts));
@@ -113,7 +114,8 @@ impl Evaluation {
                 a.context_relevance = rate(i)?;
             }
         }
-        self.context_precision = Some(metrics::Summary::of(self.per_question.iter().filter_map(|a| a.context_precision)));
+        self.context_precision =
+            Some(metrics::Summary::of(self.per_question.iter().filter_map(|a| a.context_precision)));
         // Over the questions rated; none when no judge's answer held a rating.
         let rated: Vec<f64> = self.per_question.iter().filter_map(|a| a.context_relevance).collect();
         self.context_relevance = (!rated.is_empty()).then(|| metrics::Summary::of(rated));

@@ -89,9 +89,10 @@ pub fn problems(opts: &LlmOptions) -> Vec<String> {
              [llm] url or $CHUNKTUI_LLM_URL"
                 .to_string(),
         ),
-        Some(u) if !(u.starts_with("http://") || u.starts_with("https://")) => {
-            out.push(format!("llm.url '{}' is not an http(s) URL: give the API base, e.g. http://127.0.0.1:8080/v1", crate::error::printable(&u)))
-        }
+        Some(u) if !(u.starts_with("http://") || u.starts_with("https://")) => out.push(format!(
+            "llm.url '{}' is not an http(s) URL: give the API base, e.g. http://127.0.0.1:8080/v1",
+            crate::error::printable(&u)
+        )),
         _ => {}
     }
     if model_name(opts).is_none() {
@@ -255,8 +256,7 @@ impl Client {
         if let Some(schema) = req.schema {
             match format {
                 JSON_SCHEMA => {
-                    body["response_format"] =
-                        json!({"type": "json_schema", "json_schema": {"name": "answer", "strict": true, "schema": schema}})
+                    body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": "answer", "strict": true, "schema": schema}})
                 }
                 JSON_OBJECT => body["response_format"] = json!({"type": "json_object", "schema": schema}),
                 _ => {}
@@ -287,10 +287,8 @@ impl Client {
             Err(e) => return transport(&url, &e),
         };
         match status {
-            200..=299 => answer(&text).unwrap_or_else(|| Outcome::Again {
-                after: None,
-                why: "an answer with no message content".into(),
-            }),
+            200..=299 => answer(&text)
+                .unwrap_or_else(|| Outcome::Again { after: None, why: "an answer with no message content".into() }),
             401 | 403 => Outcome::Fatal(format!(
                 "{url} answered HTTP {status} (not authorised): set $CHUNKTUI_LLM_KEY (or $OPENAI_API_KEY) to a key \
                  this server accepts"
@@ -319,7 +317,10 @@ impl Client {
 enum Outcome {
     Answer(String),
     /// Try again after a wait.
-    Again { after: Option<Duration>, why: String },
+    Again {
+        after: Option<Duration>,
+        why: String,
+    },
     /// The server will not do this request (as it was sent).
     Refused(u16),
     /// Nothing will make it work without the user.

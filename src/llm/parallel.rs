@@ -66,7 +66,11 @@ mod tests {
         let err = ask_all(1000, 2, &|_, _| {}, &|| Ok(()), &|i| {
             asked.fetch_add(1, Ordering::Relaxed);
             std::thread::sleep(std::time::Duration::from_millis(2));
-            if i == 3 { Err(Error::Llm("down".into())) } else { Ok(i) }
+            if i == 3 {
+                Err(Error::Llm("down".into()))
+            } else {
+                Ok(i)
+            }
         });
         assert!(err.is_err());
         assert!(asked.load(Ordering::Relaxed) < 100, "stopped early");

@@ -31,7 +31,9 @@ pub fn numbers(reply: &str, key: &str) -> Option<Vec<i64>> {
             let nums: Vec<i64> = items
                 .iter()
                 .filter_map(|x| match x {
-                    Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+                    Value::Number(n) => {
+                        n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+                    }
                     Value::String(s) => s.trim().parse().ok(),
                     _ => None,
                 })
@@ -39,10 +41,8 @@ pub fn numbers(reply: &str, key: &str) -> Option<Vec<i64>> {
             return Some(nums);
         }
     }
-    let nums: Vec<i64> = reply
-        .split(|c: char| !c.is_ascii_digit() && c != '-')
-        .filter_map(|w| w.parse().ok())
-        .collect();
+    let nums: Vec<i64> =
+        reply.split(|c: char| !c.is_ascii_digit() && c != '-').filter_map(|w| w.parse().ok()).collect();
     (!nums.is_empty()).then_some(nums)
 }
 

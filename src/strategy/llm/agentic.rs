@@ -96,7 +96,8 @@ impl Strategy for Agentic {
         if sections.is_empty() {
             return Ok(Vec::new());
         }
-        let plan = if self.config.agentic.plan.is_empty() { self.ask(text, &sections, cx)? } else { self.replay(&sections) };
+        let plan =
+            if self.config.agentic.plan.is_empty() { self.ask(text, &sections, cx)? } else { self.replay(&sections) };
         *LAST_PLAN.lock().unwrap_or_else(|e| e.into_inner()) = plan.clone();
         let mut out = Vec::new();
         for (section, step) in sections.iter().zip(&plan) {
@@ -284,7 +285,8 @@ fn profile(n: usize, text: &str, s: &Section) -> String {
     let table_rows = body.lines().filter(|l| l.trim_start().starts_with('|')).count();
     let subheadings = body.lines().skip(1).filter(|l| l.trim_start().starts_with('#')).count();
     let cjk = (crate::segment::cjk_ratio(body) * 100.0).round();
-    let name: String = if s.name.is_empty() { "(before the first heading)".into() } else { s.name.chars().take(80).collect() };
+    let name: String =
+        if s.name.is_empty() { "(before the first heading)".into() } else { s.name.chars().take(80).collect() };
     format!(
         "[{n}] \"{name}\": {chars} chars, {sentences} sentences (~{} chars each), {fences} code blocks, {table_rows} \
          table rows, {subheadings} sub-headings, {cjk}% CJK",

@@ -22,9 +22,9 @@ pub mod propositions;
 use super::{sized, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, LlmOptions};
-use crate::error::Result;
 #[cfg(not(feature = "llm"))]
 use crate::error::Error;
+use crate::error::Result;
 use crate::size::SizeIndex;
 use pieces::{Piece, Window};
 use std::ops::Range;
@@ -122,7 +122,8 @@ impl Strategy for LlmChunker {
             return Ok(Vec::new());
         }
         let index = cx.sizer.index(text)?;
-        let shown: Vec<String> = pieces.iter().enumerate().map(|(i, p)| pieces::shown(text, i + 1, p, SHOWN_CHARS)).collect();
+        let shown: Vec<String> =
+            pieces.iter().enumerate().map(|(i, p)| pieces::shown(text, i + 1, p, SHOWN_CHARS)).collect();
         let costs: Vec<usize> = shown.iter().map(|s| pieces::rough_tokens(s)).collect();
         let opts = &self.asker.opts;
         let answer_tokens = opts.max_tokens;
@@ -203,7 +204,15 @@ fn fallback_starts(pieces: &[Piece], range: Range<usize>, index: &SizeIndex<'_>,
 /// Chunks that tile `text`: one per group of pieces from each start to the
 /// next, groups over `size` split.
 pub(crate) fn tile(text: &str, pieces: &[Piece], starts: &[usize], index: &SizeIndex<'_>, size: usize) -> Vec<Chunk> {
-    let edge = |i: usize| if i == 0 { 0 } else if i >= pieces.len() { text.len() } else { pieces[i].range.start };
+    let edge = |i: usize| {
+        if i == 0 {
+            0
+        } else if i >= pieces.len() {
+            text.len()
+        } else {
+            pieces[i].range.start
+        }
+    };
     let mut out = Vec::new();
     for (k, &a) in starts.iter().enumerate() {
         let b = starts.get(k + 1).copied().unwrap_or(pieces.len());

@@ -193,7 +193,8 @@ mod tests {
     fn pieces_mark_paragraphs_and_headings() {
         let text = "# Title\n\nFirst one. Second one.\n\nSetext\n======\nBody here.\n";
         let p = pieces(text);
-        let shown: Vec<(&str, bool, bool)> = p.iter().map(|p| (&text[p.range.clone()], p.paragraph, p.heading)).collect();
+        let shown: Vec<(&str, bool, bool)> =
+            p.iter().map(|p| (&text[p.range.clone()], p.paragraph, p.heading)).collect();
         assert_eq!(
             shown,
             vec![

@@ -82,12 +82,14 @@ impl Strategy for Propositions {
         }
         let shown: Vec<String> = pieces.iter().enumerate().map(|(i, p)| pieces::shown(text, i + 1, p, 600)).collect();
         let costs: Vec<usize> = shown.iter().map(|s| pieces::rough_tokens(s)).collect();
-        let budget = PASSAGE_TOKENS.min(self.asker.opts.context_tokens.saturating_sub(self.asker.opts.max_tokens + 400)).max(64);
+        let budget =
+            PASSAGE_TOKENS.min(self.asker.opts.context_tokens.saturating_sub(self.asker.opts.max_tokens + 400)).max(64);
         let windows = pieces::windows(&costs, budget, 0);
         let ask = |w: usize| -> Result<Vec<Anchored>> {
             let win = &windows[w];
             let answer = self.asker.client.ask(&crate::llm::Request {
-                system: "Restate the passage as a list of propositions: short, standalone statements of one fact each, \
+                system:
+                    "Restate the passage as a list of propositions: short, standalone statements of one fact each, \
                          in the passage's language, with pronouns replaced by what they refer to. For each, give the \
                          numbers [n] of the sentences it comes from. Answer as {\"propositions\": [{\"text\": \"...\", \
                          \"sentences\": [n]}]}.",
@@ -141,7 +143,9 @@ pub fn anchor_answer(text: &str, pieces: &[Piece], shown: Range<usize>, answer: 
     }
     if out.is_empty() {
         count::fallbacks(1);
-        out = shown.map(|i| Anchored { range: pieces[i].range.clone(), text: text[pieces[i].range.clone()].to_string() }).collect();
+        out = shown
+            .map(|i| Anchored { range: pieces[i].range.clone(), text: text[pieces[i].range.clone()].to_string() })
+            .collect();
     }
     out
 }
