@@ -90,8 +90,8 @@ impl Chunker {
     /// held: statistics over a large file cut small stay small.
     pub fn chunk_document_each(&self, doc: &Document, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let structure = doc.structure.as_deref();
-        if self.config.embed_text.enabled {
-            // Embed text reads the whole list (a chunk's context, fitting).
+        if self.config.embed_text.enabled || !self.config.llm.enrich.is_empty() {
+            // Embed text and enrichment read the whole list (a chunk's context, fitting).
             self.chunk_structured(&doc.text, structure, Control::none())?.into_iter().for_each(emit);
             return Ok(());
         }
@@ -114,13 +114,28 @@ impl Chunker {
     ) -> Result<Vec<Chunk>> {
         let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
         let chunks = self.configured.chunk_in(text, structure, model.as_deref(), control)?;
-        crate::contextual::attach(chunks, text, &self.configured)
+        let chunks = crate::contextual::attach(chunks, text, &self.configured)?;
+        enrich(chunks, text, &self.config, control)
     }
 
     /// The size of `text` in the configured unit.
     pub fn size_of(&self, text: &str) -> usize {
         self.sizer.size(text)
     }
+}
+
+/// `--llm-enrich`: the model's description of every chunk.
+#[cfg(feature = "llm")]
+fn enrich(chunks: Vec<Chunk>, text: &str, config: &ChunkConfig, control: Control<'_>) -> Result<Vec<Chunk>> {
+    crate::llm::enrich::attach(chunks, text, config, control)
+}
+
+#[cfg(not(feature = "llm"))]
+fn enrich(chunks: Vec<Chunk>, _text: &str, config: &ChunkConfig, _control: Control<'_>) -> Result<Vec<Chunk>> {
+    if config.llm.enrich.is_empty() {
+        return Ok(chunks);
+    }
+    Err(crate::error::Error::config("--llm-enrich needs the 'llm' feature: rebuild chunktui with it"))
 }
 
 #[cfg(feature = "embed")]

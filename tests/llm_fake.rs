@@ -619,3 +619,82 @@ fn the_agents_plan_cuts_each_section_exactly_and_replays_from_the_config_without
     assert_eq!(replay.stdout, first.stdout, "the plan reproduces the chunks");
     assert!(!replay.stderr.contains("requests"), "no LLM work: {}", replay.stderr);
 }
+
+#[test]
+fn enrichment_describes_every_chunk_in_meta_and_puts_the_context_before_embed_text() {
+    let dir = setup();
+    let server = FakeServer::start(|n, _| {
+        if n == 1 {
+            // One answer missing a field: what it has is kept, the gap reported.
+            return answer(r#"{"title": "Partial"}"#);
+        }
+        answer(
+            r#"{"title": "Ownership\nrules", "keywords": ["memory", "stack"], "context": "From a chapter on Rust ownership."}"#,
+        )
+    });
+    let plain = chunktui(dir.root(), &["chunk", "doc.md", "--size", "300"], &[]);
+    let enriched = chunktui(
+        dir.root(),
+        &[
+            "chunk",
+            "doc.md",
+            "--size",
+            "300",
+            "--llm-enrich",
+            "title,keywords,context",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+            "--llm-concurrency-is-not-a-flag",
+        ],
+        &[],
+    );
+    assert_eq!(enriched.out.status.code(), Some(2), "unknown flags are refused: {}", enriched.stderr);
+    let enriched = chunktui(
+        dir.root(),
+        &[
+            "chunk",
+            "doc.md",
+            "--size",
+            "300",
+            "--llm-enrich",
+            "title,keywords,context",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+        ],
+        &[],
+    );
+    assert!(enriched.out.status.success(), "{}", enriched.stderr);
+    let (a, b) = (records(&plain.stdout), records(&enriched.stdout));
+    assert_eq!(a.len(), b.len());
+    let mut full = 0;
+    for (p, e) in a.iter().zip(&b) {
+        assert_eq!(
+            (&p["start"], &p["end"], &p["text"]),
+            (&e["start"], &e["end"], &e["text"]),
+            "the chunks do not change"
+        );
+        let fields = e["meta"]["fields"].to_string();
+        if fields.contains("context") {
+            full += 1;
+            assert!(fields.contains("Ownership rules") && fields.contains("memory, stack"), "{fields}");
+            let embed = e["embed_text"].as_str().unwrap();
+            assert!(embed.starts_with("From a chapter on Rust ownership.\n\n"), "{embed}");
+            assert!(embed.ends_with(e["text"].as_str().unwrap()), "{embed}");
+        } else {
+            assert!(fields.contains("Partial"), "{fields}");
+        }
+    }
+    assert_eq!(full, b.len() - 1);
+    assert!(enriched.stderr.contains("1 unusable"), "a partial answer is reported: {}", enriched.stderr);
+    let bad = chunktui(
+        dir.root(),
+        &["chunk", "doc.md", "--llm-enrich", "mood", "--llm-url", &server.url, "--llm-model", "fake"],
+        &[],
+    );
+    assert_eq!(bad.out.status.code(), Some(2));
+    assert!(bad.stderr.contains("title, summary, keywords, context"), "{}", bad.stderr);
+}

@@ -467,6 +467,10 @@ pub struct ChunkFlags {
     /// The model name the LLM server serves; else [llm] model, else $CHUNKTUI_LLM_MODEL.
     #[arg(long, value_name = "NAME", global = true)]
     pub llm_model: Option<String>,
+    /// Describe every chunk with the LLM, whatever the strategy: any of title, summary, keywords, context (a
+    /// sentence placing the chunk in the document, also put before embed_text), into the record's meta.
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',', global = true)]
+    pub llm_enrich: Option<Vec<String>>,
     /// on (default): keep LLM answers in the cache folder, so a re-run sends nothing; off: always ask.
     #[arg(long, value_name = "on|off", global = true, value_parser = on_off)]
     pub llm_cache: Option<bool>,

@@ -288,6 +288,11 @@ pub struct LlmOptions {
     pub retry_seconds: u64,
     /// Keep answers in the cache folder (`--llm-cache off` skips it).
     pub cache: bool,
+    /// Describe every chunk, whatever the strategy (`--llm-enrich`): any of
+    /// `title`, `summary`, `keywords`, `context` (`context` also goes before
+    /// `embed_text`). Empty: no enrichment.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub enrich: Vec<String>,
 }
 
 impl Default for LlmOptions {
@@ -302,6 +307,7 @@ impl Default for LlmOptions {
             timeout_seconds: 120,
             retry_seconds: 30,
             cache: true,
+            enrich: Vec::new(),
         }
     }
 }

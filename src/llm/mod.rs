@@ -15,6 +15,8 @@
 pub mod cache;
 #[cfg(feature = "llm")]
 pub mod client;
+#[cfg(feature = "llm")]
+pub mod enrich;
 pub mod parallel;
 pub mod reply;
 pub mod usage;
@@ -24,3 +26,15 @@ pub use cache::Cache;
 #[cfg(feature = "llm")]
 pub use client::{api_key, Client, Request};
 pub use usage::{usage, Usage};
+
+/// The fields `--llm-enrich` can add ([`enrich`]).
+pub const ENRICH_FIELDS: [&str; 4] = ["title", "summary", "keywords", "context"];
+
+/// Names that are not enrichment fields, for the config check.
+pub fn enrich_problems(enrich: &[String]) -> Vec<String> {
+    enrich
+        .iter()
+        .filter(|f| !ENRICH_FIELDS.contains(&f.as_str()))
+        .map(|f| format!("--llm-enrich '{f}' is not a field: use any of {}", ENRICH_FIELDS.join(", ")))
+        .collect()
+}

@@ -263,7 +263,7 @@ impl Configured {
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
     /// chunks over in text order).
     pub fn streams(&self) -> bool {
-        !self.config.embed_text.enabled && self.strategy.streams()
+        !self.config.embed_text.enabled && self.config.llm.enrich.is_empty() && self.strategy.streams()
     }
 
     /// [`Configured::chunk_in`], each chunk handed to `emit` in order, cut by

@@ -104,6 +104,11 @@ impl ChunkConfig {
         self.validate_semantic(&mut problems);
         super::hierarchical::problems(self, &mut problems);
         super::llm::agentic::problems(self, &mut problems);
+        if !self.llm.enrich.is_empty() {
+            problems.extend(crate::llm::enrich_problems(&self.llm.enrich));
+            #[cfg(feature = "llm")]
+            problems.extend(crate::llm::client::problems(&self.llm));
+        }
         // An agentic plan replays without the LLM.
         let replay = self.strategy == StrategyKind::Agentic && !self.agentic.plan.is_empty();
         if self.strategy.needs_llm() && !replay {
