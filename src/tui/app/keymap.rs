@@ -53,6 +53,8 @@ pub enum Action {
     CycleRetriever,
     SortByScore,
     NextQuestion,
+    /// The LLM writes questions about the document into the probe panel.
+    GenerateQuestions,
     /// Contextual text: off, on, on and held to the size.
     CycleEmbedText,
     /// Chunk lint: show / hide the lint panel.

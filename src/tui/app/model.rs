@@ -168,6 +168,8 @@ pub struct Model {
     pub next_job: u64,
     /// The question set of `--queries`, when given.
     pub questions: Option<Questions>,
+    /// What LLM work cost so far (requests, tokens, cache hits, repairs).
+    pub llm_usage: crate::llm::Usage,
     /// The lint panel is shown (above the chunk list).
     pub lint_panel: bool,
     pub quit: bool,
@@ -206,6 +208,7 @@ impl Model {
             analyses: Vec::new(),
             next_job: 0,
             questions: None,
+            llm_usage: crate::llm::Usage::default(),
             lint_panel: false,
             quit: false,
         };

@@ -52,6 +52,19 @@ pub enum Msg {
         kind: ExportKind,
     },
     Exported(Result<PathBuf, String>),
+    /// `G`'s questions (or why there are none), for the text of `doc_rev`.
+    QuestionsGenerated {
+        doc_rev: u64,
+        corpus_id: String,
+        result: Result<crate::eval::queries::QuestionSet, String>,
+    },
+    /// An LLM strategy's chunk job got this far (requests answered of all).
+    LlmProgress {
+        pane: usize,
+        rev: u64,
+        done: usize,
+        total: usize,
+    },
     /// An embedding job got this far (texts embedded of all); 0 of 0 while the model loads.
     EmbedProgress {
         pane: usize,
@@ -165,5 +178,12 @@ pub enum Cmd {
         config: ChunkConfig,
         chunks: Arc<Vec<Chunk>>,
         text: Arc<str>,
+    },
+    /// `G`: the LLM writes questions about the text (a thread of its own).
+    GenerateQuestions {
+        config: ChunkConfig,
+        text: Arc<str>,
+        corpus_id: String,
+        doc_rev: u64,
     },
 }

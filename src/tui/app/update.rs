@@ -33,6 +33,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             if !crate::tui::features::reload::is_current(m, pane, rev) {
                 return vec![]; // an older request, or one made for an older text
             }
+            m.llm_usage = crate::llm::usage();
             match result.and_then(|r| crate::tui::features::reload::checked_against(&m.text, r)) {
                 Ok((chunks, stats)) => {
                     let (doc_rev, text) = (m.doc_rev, m.text.clone());
@@ -83,6 +84,16 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         }
         Msg::ExportConflicted { path, kind } => {
             m.mode = Mode::ConfirmOverwrite { path, kind };
+            vec![]
+        }
+        Msg::QuestionsGenerated { doc_rev, corpus_id, result } => {
+            return crate::tui::features::questions::take(m, doc_rev, corpus_id, result);
+        }
+        Msg::LlmProgress { pane, rev, done, total } => {
+            m.llm_usage = crate::llm::usage();
+            if pane == m.active && rev == m.panes[pane].rev {
+                set_status(m, format!("{}: {done}/{total} LLM requests answered…", m.panes[pane].config.strategy));
+            }
             vec![]
         }
         Msg::Exported(Ok(path)) => {
@@ -363,6 +374,7 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             );
         }
         Action::NextFinding => crate::tui::features::lint::next_finding(m),
+        Action::GenerateQuestions => return crate::tui::features::questions::action(m),
         Action::Ask | Action::ClearProbe | Action::CycleRetriever | Action::SortByScore | Action::NextQuestion => {
             return crate::tui::features::probe::action(m, action);
         }

@@ -12,6 +12,7 @@ pub mod levels;
 pub mod lint;
 pub mod params;
 pub mod probe;
+pub mod questions;
 pub mod reload;
 pub mod retrieval;
 pub mod search;

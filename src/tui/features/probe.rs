@@ -133,14 +133,19 @@ impl Questions {
     /// Read `path` and keep the questions about `corpus_id` (or about no
     /// document in particular); check them against `text`.
     pub fn load(path: &std::path::Path, corpus_id: &str, text: &str) -> Result<Questions> {
-        let mut set = QuestionSet::load(path)?;
+        let set = QuestionSet::load(path)?;
+        Self::from_set(set, corpus_id, text, &path.display().to_string())
+    }
+
+    /// [`Questions::load`] of a set already read (or written by `G`);
+    /// `source` names it in messages.
+    pub fn from_set(mut set: QuestionSet, corpus_id: &str, text: &str, source: &str) -> Result<Questions> {
         let ids = set.corpus_ids().join(", ");
         set.questions.retain(|q| q.corpus_id.as_deref().is_none_or(|id| id == corpus_id));
         if set.questions.is_empty() {
             return Err(Error::input(format!(
-                "{}: no question is about '{corpus_id}' (their corpus_id is {ids}): give the questions \
-                 \"corpus_id\": \"{corpus_id}\", or open the document they name",
-                path.display()
+                "{source}: no question is about '{corpus_id}' (their corpus_id is {ids}): give the questions \
+                 \"corpus_id\": \"{corpus_id}\", or open the document they name"
             )));
         }
         let mut q = Questions {

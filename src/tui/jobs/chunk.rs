@@ -56,7 +56,15 @@ pub fn run(req: ChunkReq, reply: &Reply, counter: &Worker<CountReq>) {
     let result = match &req.analysis {
         Some((a, resize)) => embedder::recut_now(&req.config, &req.text, a, *resize),
         None => {
-            let ctl = Control::new(&|_, _| {}, Some(reply.cancel_flag()));
+            // LLM strategies report requests answered; the others nothing.
+            let progress = |done: usize, total: usize| {
+                if total > 0 {
+                    reply.send(Msg::LlmProgress { pane: req.pane, rev: req.rev, done, total });
+                }
+            };
+            let llm = req.config.strategy.needs_llm() || !req.config.llm.enrich.is_empty();
+            let none = |_: usize, _: usize| {};
+            let ctl = Control::new(if llm { &progress } else { &none }, Some(reply.cancel_flag()));
             chunk_with(&req.config, &req.text, req.structure.as_deref(), ctl)
         }
     };

@@ -114,6 +114,9 @@ impl Runtime {
                     h.submit(0, HlReq { doc_rev, text, syntax });
                 }
             }
+            Cmd::GenerateQuestions { config, text, corpus_id, doc_rev } => {
+                crate::tui::features::questions::spawn(config, text, corpus_id, doc_rev, self.tx.clone());
+            }
             Cmd::Export { path, kind, overwrite, config, chunks, text } => {
                 // Never superseded: every export asked for is written.
                 let tx = self.tx.clone();

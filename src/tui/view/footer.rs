@@ -56,7 +56,12 @@ pub fn items(m: &Model) -> Vec<(String, &'static str)> {
 
 pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let mut spans = Vec::new();
+    // LLM work first, when there was some: requests, tokens, cached.
     let mut used = 0usize;
+    if let Some(llm) = llm_summary(m) {
+        used = llm.chars().count() + 2;
+        spans.push(Span::styled(format!(" {llm} "), theme.warn));
+    }
     for (keys, label) in items(m) {
         let w = 1 + keys.chars().count() + 1 + label.chars().count() + 1;
         if used + w > area.width as usize {
@@ -67,4 +72,21 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(format!(" {label} "), theme.dim));
     }
     Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+/// `llm 12 req · 3.4k tok · 5 cached` (with `· 2 fixed` for repairs and
+/// fallbacks): what the LLM strategies and `G` cost so far.
+pub fn llm_summary(m: &Model) -> Option<String> {
+    let u = &m.llm_usage;
+    if u.is_empty() {
+        return Option::None;
+    }
+    let tokens = u.prompt_tokens + u.completion_tokens;
+    let tokens = if tokens >= 10_000 { format!("{}k", tokens / 1000) } else { tokens.to_string() };
+    let mut s = format!("llm {} req · {tokens} tok · {} cached", u.requests, u.cached);
+    let fixed = u.repaired + u.fallbacks;
+    if fixed > 0 {
+        s.push_str(&format!(" · {fixed} fixed"));
+    }
+    Option::Some(s)
 }

@@ -75,6 +75,9 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines).block(block(&title, theme)).render(area, buf);
 }
 
+/// The `meta.fields` the stats panel shows for the selected chunk.
+const DESCRIBED: [&str; 6] = ["title", "summary", "keywords", "context", "strategy", "reason"];
+
 pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     let pane = &m.panes[p];
     let s: &Stats = &pane.stats;
@@ -97,6 +100,13 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     }
     if let Some(line) = super::lint::stats_line(m, p, theme) {
         lines.push(line);
+    }
+    // The selected chunk's LLM descriptions and the agent's choice.
+    let selected = if p == m.active { m.selected } else { None };
+    if let Some(c) = selected.and_then(|i| pane.chunks.get(i)) {
+        for (k, v) in c.meta.fields.iter().filter(|(k, _)| DESCRIBED.contains(&k.as_str())) {
+            lines.push(Line::styled(format!("{k}: {v}"), theme.text));
+        }
     }
     for w in &pane.sem.warnings {
         lines.push(Line::styled(format!("⚠ {}", w.short()), theme.warn));
