@@ -577,3 +577,70 @@ fn enrichment_describes_every_chunk_in_meta_and_puts_the_context_before_embed_te
     assert_eq!(bad.out.status.code(), Some(2));
     assert!(bad.stderr.contains("title, summary, keywords, context"), "{}", bad.stderr);
 }
+
+#[test]
+fn tune_writes_questions_sweeps_the_agents_grid_and_reports_the_winner() {
+    let dir = setup();
+    let server = FakeServer::start(|_, seen| {
+        let system = seen.body["messages"][0]["content"].as_str().unwrap_or_default();
+        let user = seen.body["messages"][1]["content"].as_str().unwrap_or_default();
+        if system.contains("plan a search") {
+            assert!(user.contains("doc:") && user.contains("headings"), "the agent sees the shape: {user}");
+            return answer(
+                r#"{"strategies": ["sentence", "recursive", "teleport"], "sizes": [120, 250, 5], "reason": "short prose"}"#,
+            );
+        }
+        let passage = user.split("Passage:\n").nth(1).unwrap_or_default();
+        let words: Vec<&str> = passage.split_whitespace().take(5).collect();
+        answer(&json!({"question": format!("Which text says {}?", words.join(" "))}).to_string())
+    });
+    std::fs::create_dir_all(dir.path("docs")).unwrap();
+    std::fs::rename(dir.path("doc.md"), dir.path("docs/doc.md")).unwrap();
+    let run = chunktui(
+        dir.root(),
+        &[
+            "tune",
+            "docs",
+            "--generate",
+            "4",
+            "--retriever",
+            "bm25",
+            "--best",
+            "best.toml",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+        ],
+        &[],
+    );
+    assert!(run.out.status.success(), "{}", run.stderr);
+    for part in ["best: ", "why: ", "runner-up: ", "cost: ", "the agent's proposal: short prose", "4 combinations"] {
+        assert!(run.stdout.contains(part), "{part:?} in the report:\n{}", run.stdout);
+    }
+    let best = std::fs::read_to_string(dir.path("best.toml")).unwrap();
+    assert!(best.contains("strategy = \"sentence\"") || best.contains("strategy = \"recursive\""), "{best}");
+    let questions = std::fs::read_to_string(dir.path("best.questions.csv")).unwrap();
+    assert_eq!(questions.lines().count(), 5, "a header and 4 questions: {questions}");
+    // Again: everything from the caches, nothing asked.
+    let again = chunktui(
+        dir.root(),
+        &[
+            "tune",
+            "docs",
+            "--generate",
+            "4",
+            "--retriever",
+            "bm25",
+            "--best",
+            "best2.toml",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+        ],
+        &[],
+    );
+    assert!(again.out.status.success(), "{}", again.stderr);
+    assert!(again.stderr.contains("llm: 0 requests"), "{}", again.stderr);
+}

@@ -92,6 +92,10 @@ pub enum Command {
     /// Try every combination of settings (comma lists) on your questions; rank them; write the best as a config.
     #[command(after_help = SWEEP_HELP)]
     Sweep(SweepCmd),
+    /// Which settings? Questions (given, or written by the LLM), a grid the agent proposes from the documents'
+    /// shape, a sweep on every core, the winner written with a short report.
+    #[command(after_help = TUNE_HELP)]
+    Tune(TuneCmd),
     /// Compare two chunkings (configs or chunk files): boundaries added, removed and moved.
     #[command(after_help = DIFF_HELP)]
     Diff(DiffCmd),
@@ -348,6 +352,46 @@ pub struct SweepCmd {
     /// The ranked list as JSON: each entry the settings plus the metrics as in `eval --json`.
     #[arg(long)]
     pub json: bool,
+}
+
+const TUNE_HELP: &str = "\
+Needs an LLM for the questions and the grid (--llm-url, --llm-model; the key
+from $CHUNKTUI_LLM_KEY or $OPENAI_API_KEY), unless --queries is given; a grid
+the agent cannot propose falls back to recursive,sentence(,markdown) x
+200,400,800, and says so. Answers are cached: a rerun costs nothing.
+
+Example:
+  chunktui tune docs/ --generate 20 --llm-url http://127.0.0.1:8080/v1 \\
+    --llm-model qwen2.5-7b-instruct --retriever bm25 --best best.toml";
+
+#[derive(Args, Debug)]
+pub struct TuneCmd {
+    /// A document, or a folder of documents.
+    pub path: PathBuf,
+    /// Questions and their answers (JSONL, or Chroma's CSV); default: the LLM writes --generate of them into
+    /// BEST.questions.csv.
+    #[arg(long, short = 'q', value_name = "FILE", conflicts_with = "generate")]
+    pub queries: Option<PathBuf>,
+    /// How many questions the LLM writes when --queries is not given [default: 10].
+    #[arg(long, value_name = "N", value_parser = whole("--generate", 1))]
+    pub generate: Option<usize>,
+    /// Which passages the questions are about (the same seed, the same questions).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub flags: ChunkFlags,
+    /// Retrievers: dense, bm25, hybrid (comma list). Default: as eval's, by the documents' language.
+    #[arg(long, value_name = "LIST")]
+    pub retriever: Option<String>,
+    /// Rank by recall, precision, iou, precision_omega, hit_rate or mrr.
+    #[arg(long, value_name = "NAME", default_value = "iou")]
+    pub metric: String,
+    /// Chunks retrieved per question.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--k", 0))]
+    pub k: usize,
+    /// Where the winning settings go (TOML, or JSON by extension).
+    #[arg(long, value_name = "FILE")]
+    pub best: PathBuf,
 }
 
 #[derive(Subcommand, Debug)]

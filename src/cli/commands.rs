@@ -22,6 +22,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Stats(cmd)) => stats(cmd),
         Some(Command::Eval(cmd)) => super::eval::run(cmd),
         Some(Command::Sweep(cmd)) => super::sweep::run(cmd),
+        Some(Command::Tune(cmd)) => super::tune::run(cmd),
         Some(Command::Diff(cmd)) => super::diff::run(cmd),
         Some(Command::Lint(cmd)) => super::lint::run(cmd),
         Some(Command::Export(cmd)) => export(cmd),

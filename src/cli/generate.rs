@@ -60,7 +60,7 @@ pub fn run(_cmd: &EvalCmd, _n: usize) -> Result<()> {
 }
 
 /// The document itself, or the documents directly in a folder (by name).
-fn documents(path: &Path) -> Result<Vec<PathBuf>> {
+pub(super) fn documents(path: &Path) -> Result<Vec<PathBuf>> {
     if !path.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }

@@ -15,6 +15,7 @@ mod records;
 #[cfg(feature = "embed")]
 pub mod setup;
 mod sweep;
+mod tune;
 
 pub use args::{ChunkFlags, Cli, Command};
 pub use commands::{load_input, run};

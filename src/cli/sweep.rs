@@ -50,30 +50,44 @@ struct Grid {
 
 /// One combination: the settings and the retriever.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Point {
-    config: ChunkConfig,
-    retriever: RetrieverKind,
-    k: usize,
+pub(super) struct Point {
+    pub config: ChunkConfig,
+    pub retriever: RetrieverKind,
+    pub k: usize,
 }
 
 /// A finished combination, as stored in the results file and printed by `--json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Outcome {
+pub(super) struct Outcome {
     #[serde(flatten)]
-    point: Point,
-    chunks: usize,
-    chunk_chars: usize,
+    pub point: Point,
+    pub chunks: usize,
+    pub chunk_chars: usize,
     /// Each metric's `{mean, std}`, as `eval --json` prints them.
     metrics: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Outcome {
-    fn mean(&self, name: &str) -> f64 {
+    pub fn mean(&self, name: &str) -> f64 {
         self.metrics.get(name).and_then(|m| m["mean"].as_f64()).unwrap_or(0.0)
     }
 }
 
 pub fn run(cmd: SweepCmd) -> Result<()> {
+    let Ranked { outcomes, front } = ranked(&cmd)?;
+    let out = if cmd.json { json(&outcomes, &front) } else { table(&cmd, &outcomes, &front) };
+    emit(out.as_bytes(), None)
+}
+
+/// A sweep's finished combinations, best first, and which are on the
+/// Pareto front.
+pub(super) struct Ranked {
+    pub outcomes: Vec<Outcome>,
+    pub front: Vec<bool>,
+}
+
+/// Run the sweep `cmd` describes (writing `--best`), ranked.
+pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
     if !METRICS.contains(&cmd.metric.as_str()) {
         return Err(Error::config(format!("--metric {}: use one of {}", cmd.metric, METRICS.join(", "))));
     }
@@ -198,8 +212,7 @@ pub fn run(cmd: SweepCmd) -> Result<()> {
     if let Some(best) = &cmd.best {
         done[0].point.config.save(best)?;
     }
-    let out = if cmd.json { json(&done, &front) } else { table(&cmd, &done, &front) };
-    emit(out.as_bytes(), None)
+    Ok(Ranked { outcomes: done, front })
 }
 
 /// Mark every file the sweep reads — the document or the folder's files,
@@ -462,7 +475,7 @@ fn points(g: &Grid, base: &ChunkFlags, k: usize) -> Result<(Vec<Point>, Vec<Stri
 }
 
 /// A combination in a few words: `recursive 400/50 chars · bm25`.
-fn describe(p: &Point) -> String {
+pub(super) fn describe(p: &Point) -> String {
     let c = &p.config;
     let mut s = format!("{} {}/{} {}", c.strategy, c.size, c.overlap, c.unit);
     if c.strategy.spec().uses_preset() && c.recursive.preset != "english" {

@@ -1,0 +1,285 @@
+//! `chunktui tune DIR [--queries Q | --generate N] --best best.toml`: one
+//! command for "which settings?". Questions are written by the LLM when
+//! none are given; the agent proposes a grid from the documents' shape (a
+//! rule's grid when it cannot); the grid is swept on every core as
+//! `chunktui sweep` does; the winner is written with a short report: why
+//! this one, the runner-up, what it cost.
+
+use super::args::{SweepCmd, TuneCmd, Values};
+use super::sweep::{describe, ranked, Outcome};
+use crate::error::{Error, Result};
+use crate::strategy::StrategyKind;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Strategies the agent may put in a grid: rule-based ones (a sweep runs
+/// each many times).
+const GRID_STRATEGIES: [StrategyKind; 5] = [
+    StrategyKind::Recursive,
+    StrategyKind::Sentence,
+    StrategyKind::Markdown,
+    StrategyKind::Fixed,
+    StrategyKind::LangchainRecursive,
+];
+
+/// The grid to sweep and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    pub strategies: Vec<StrategyKind>,
+    pub sizes: Vec<usize>,
+    pub reason: String,
+}
+
+impl Grid {
+    /// The grid a person would start from.
+    fn rule(markdown: bool) -> Grid {
+        let mut strategies = vec![StrategyKind::Recursive, StrategyKind::Sentence];
+        if markdown {
+            strategies.push(StrategyKind::Markdown);
+        }
+        Grid { strategies, sizes: vec![200, 400, 800], reason: "the default grid (no usable proposal)".into() }
+    }
+}
+
+pub fn run(cmd: TuneCmd) -> Result<()> {
+    let started = Instant::now();
+    let before = crate::llm::usage();
+    let config = cmd.flags.resolve()?;
+    crate::io::check_output(&cmd.best)?;
+    let texts = documents_text(&cmd.path, cmd.flags.lossy)?;
+    // 1. Questions: given, or written by the LLM beside the best config.
+    let queries = match &cmd.queries {
+        Some(q) => q.clone(),
+        None => generate(&cmd, &config, &texts)?,
+    };
+    // 2. The grid, from the documents' shape.
+    let grid = propose(&config, &texts);
+    eprintln!(
+        "chunktui: grid {} × sizes {}: {}",
+        grid.strategies.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
+        grid.sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+        grid.reason
+    );
+    // 3. The sweep, on every core, resumable.
+    let mut flags = cmd.flags.clone();
+    flags.strategy = Some(grid.strategies.iter().map(|k| k.name()).collect::<Vec<_>>().join(","));
+    flags.size = Some(Values(grid.sizes.clone()));
+    flags.overlap = Some(Values(vec![0]));
+    let sweep = SweepCmd {
+        path: cmd.path.clone(),
+        queries: queries.clone(),
+        flags,
+        grid: None,
+        retriever: cmd.retriever.clone(),
+        metric: cmd.metric.clone(),
+        k: cmd.k,
+        corpus_id: None,
+        best: Some(cmd.best.clone()),
+        results: None,
+        json: false,
+    };
+    let ranked = ranked(&sweep)?;
+    // 4. The report.
+    let cost = crate::llm::usage().since(&before);
+    let report = report(&cmd, &queries, &grid, &ranked.outcomes, &cost, started.elapsed().as_secs_f64());
+    super::commands::emit(report.as_bytes(), None)
+}
+
+/// Write `cmd.generate` questions (10 by default) next to the best config.
+fn generate(cmd: &TuneCmd, config: &crate::ChunkConfig, texts: &[(String, String)]) -> Result<PathBuf> {
+    #[cfg(feature = "llm")]
+    {
+        use crate::eval::generate::{generate, to_csv, Mode, Options};
+        let path = questions_path(&cmd.best);
+        crate::io::check_output(&path)?;
+        let client = crate::llm::Client::new(&config.llm)
+            .map_err(|e| Error::config(format!("{e} (tune writes questions with an LLM; or give --queries FILE)")))?;
+        let docs: Vec<(String, &str)> = texts.iter().map(|(id, t)| (id.clone(), t.as_str())).collect();
+        let n = cmd.generate.unwrap_or(10);
+        let bar = super::eval::progress_bar(n, "writing questions {bar:30} {pos}/{len} · {eta} left");
+        let options = Options { n, seed: cmd.seed, mode: Mode::Passage, concurrency: config.llm.concurrency };
+        let generated = generate(&client, &docs, &options, &|done, _| bar.set_position(done.min(n) as u64))?;
+        bar.finish_and_clear();
+        if generated.questions.is_empty() {
+            return Err(Error::Llm("the LLM gave no usable question: give --queries FILE, or a larger model".into()));
+        }
+        crate::io::write_atomic(&path, &to_csv(&generated.questions)?)?;
+        eprintln!("chunktui: {} questions written to {}", generated.questions.len(), path.display());
+        Ok(path)
+    }
+    #[cfg(not(feature = "llm"))]
+    {
+        let _ = (cmd, config, texts);
+        Err(Error::config("tune without --queries writes questions with an LLM: rebuild with the 'llm' feature"))
+    }
+}
+
+/// `best.toml` → `best.questions.csv`.
+fn questions_path(best: &Path) -> PathBuf {
+    let stem = best.file_stem().map_or_else(|| "best".into(), |s| s.to_string_lossy().into_owned());
+    best.with_file_name(format!("{stem}.questions.csv"))
+}
+
+/// The agent's grid for these documents, checked; the rule's when the
+/// answer gives nothing usable (counted).
+fn propose(config: &crate::ChunkConfig, texts: &[(String, String)]) -> Grid {
+    let markdown = texts.iter().any(|(_, t)| t.lines().any(|l| l.starts_with('#')));
+    #[cfg(feature = "llm")]
+    if let Ok(client) = crate::llm::Client::new(&config.llm) {
+        let shape: Vec<String> = texts
+            .iter()
+            .map(|(id, t)| {
+                let sentences = crate::segment::sentences(t).len().max(1);
+                let headings = t.lines().filter(|l| l.starts_with('#')).count();
+                let fences = t.lines().filter(|l| l.trim_start().starts_with("```")).count() / 2;
+                let cjk = (crate::segment::cjk_ratio(t) * 100.0).round();
+                format!(
+                    "{id}: {} chars, {sentences} sentences (~{} chars each), {headings} headings, {fences} code blocks, \
+                     {cjk}% CJK",
+                    t.chars().count(),
+                    t.chars().count() / sentences
+                )
+            })
+            .collect();
+        let names: Vec<&str> = GRID_STRATEGIES.iter().map(|k| k.name()).collect();
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "strategies": {"type": "array", "items": {"type": "string", "enum": names}},
+                "sizes": {"type": "array", "items": {"type": "integer"}},
+                "reason": {"type": "string"}
+            },
+            "required": ["strategies", "sizes", "reason"]
+        });
+        let system = format!(
+            "You plan a search over chunking settings for retrieval. From the documents' shape, propose 2 or 3 \
+             strategies from: {} and 2 to 4 chunk sizes in {} (64 to 4000), with a one-line reason. Answer as \
+             {{\"strategies\": [...], \"sizes\": [...], \"reason\": \"...\"}}.",
+            names.join(", "),
+            config.unit
+        );
+        let answer = client.ask(&crate::llm::Request {
+            system: &system,
+            user: &shape.join("\n"),
+            schema: Some(&schema),
+            max_tokens: 160,
+        });
+        if let Ok(answer) = answer {
+            if let Some(grid) = checked_grid(&answer) {
+                return grid;
+            }
+        }
+        crate::llm::usage::count::fallbacks(1);
+    }
+    #[cfg(not(feature = "llm"))]
+    let _ = config;
+    Grid::rule(markdown)
+}
+
+/// A proposal that names known grid strategies and sizes in bounds (at
+/// most 4 of each, de-duplicated), or `None`.
+pub fn checked_grid(answer: &str) -> Option<Grid> {
+    let v = crate::llm::reply::first_json(answer)?;
+    let mut strategies: Vec<StrategyKind> = v["strategies"]
+        .as_array()?
+        .iter()
+        .filter_map(|s| StrategyKind::parse(s.as_str()?).ok())
+        .filter(|k| GRID_STRATEGIES.contains(k))
+        .collect();
+    strategies.dedup();
+    strategies.truncate(4);
+    let mut sizes: Vec<usize> = v["sizes"]
+        .as_array()?
+        .iter()
+        .filter_map(|s| s.as_u64())
+        .map(|s| s as usize)
+        .filter(|s| (64..=4000).contains(s))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes.truncate(4);
+    if strategies.is_empty() || sizes.is_empty() {
+        return None;
+    }
+    let reason: String = v["reason"].as_str().unwrap_or("").chars().filter(|c| !c.is_control()).take(200).collect();
+    Some(Grid { strategies, sizes, reason: format!("the agent's proposal: {reason}") })
+}
+
+/// The documents' texts with their ids (file stems), as eval finds them.
+fn documents_text(path: &Path, lossy: bool) -> Result<Vec<(String, String)>> {
+    super::generate::documents(path)?
+        .into_iter()
+        .map(|p| {
+            let doc = super::commands::load_input(&p, lossy)?;
+            Ok((p.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned()), doc.text))
+        })
+        .collect()
+}
+
+fn report(
+    cmd: &TuneCmd,
+    queries: &Path,
+    grid: &Grid,
+    ranked: &[Outcome],
+    cost: &crate::llm::Usage,
+    seconds: f64,
+) -> String {
+    let metric = &cmd.metric;
+    let best = &ranked[0];
+    let mut out = format!(
+        "\nbest: {} — {metric} {:.3} (recall {:.3}, precision {:.3}), {} chunks, {} chars to embed\n",
+        describe(&best.point),
+        best.mean(metric),
+        best.mean("recall"),
+        best.mean("precision"),
+        best.chunks,
+        best.chunk_chars
+    );
+    match ranked.get(1) {
+        Some(second) => {
+            let why = if (best.mean(metric) - second.mean(metric)).abs() < 1e-9 {
+                format!("ties on {metric} and cuts fewer chunks")
+            } else {
+                format!("{metric} {:+.3} over the runner-up", best.mean(metric) - second.mean(metric))
+            };
+            out.push_str(&format!("why: {why}\n"));
+            out.push_str(&format!(
+                "runner-up: {} — {metric} {:.3}, {} chunks\n",
+                describe(&second.point),
+                second.mean(metric),
+                second.chunks
+            ));
+        }
+        None => out.push_str("why: the only combination that ran\n"),
+    }
+    out.push_str(&format!(
+        "grid: {} combinations ({})\ncost: {:.0} s; {}\n",
+        ranked.len(),
+        grid.reason,
+        seconds,
+        if cost.is_empty() { "no LLM work".to_string() } else { cost.line() }
+    ));
+    out.push_str(&format!(
+        "\nwritten to {} — reproduce: chunktui eval {} --queries {} --config {}\n",
+        cmd.best.display(),
+        cmd.path.display(),
+        queries.display(),
+        cmd.best.display()
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proposal_keeps_only_known_strategies_and_sizes_in_bounds() {
+        let g = checked_grid(r#"{"strategies": ["sentence", "teleport", "semantic", "recursive"], "sizes": [10, 300, 300, 900, 99999], "reason": "prose"}"#).unwrap();
+        assert_eq!(g.strategies, vec![StrategyKind::Sentence, StrategyKind::Recursive]);
+        assert_eq!(g.sizes, vec![300, 900]);
+        assert!(checked_grid(r#"{"strategies": ["teleport"], "sizes": [300]}"#).is_none());
+        assert!(checked_grid("no").is_none());
+        assert_eq!(questions_path(Path::new("out/best.toml")), PathBuf::from("out/best.questions.csv"));
+    }
+}
