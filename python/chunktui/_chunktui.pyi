@@ -68,6 +68,8 @@ class Chunker:
         hierarchical: dict[str, Any] = ...,
         code: dict[str, Any] = ...,
         lint: dict[str, Any] = ...,
+        llm: dict[str, Any] = ...,
+        agentic: dict[str, Any] = ...,
     ) -> None: ...
     @staticmethod
     def from_config(path: str | os.PathLike[str], **kwargs: Any) -> Chunker: ...

@@ -58,7 +58,28 @@ SECTIONS: dict[str, dict[str, Any]] = {
         "threshold_type": "interquartile",
     },
     "sentence": {"max_sentences": 4, "overlap_sentences": 2},
+    "llm": {
+        "url": "http://127.0.0.1:9/v1",
+        "model": "some-model",
+        "temperature": 0.5,
+        "concurrency": 3,
+        "context_tokens": 4096,
+        "max_tokens": 300,
+        "timeout_seconds": 60,
+        "retry_seconds": 10,
+        "cache": False,
+        "enrich": ["title", "context"],
+    },
+    "agentic": {"plan": [{"section": "", "strategy": "sentence", "size": 300, "overlap": 0, "reason": "prose"}]},
 }
+
+
+@pytest.fixture(autouse=True)
+def llm_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`llm.enrich` alone asks for an endpoint: the environment names one
+    (nothing is sent, no chunk is cut)."""
+    monkeypatch.setenv("CHUNKTUI_LLM_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("CHUNKTUI_LLM_MODEL", "some-model")
 
 
 def section_keys(section: str) -> set[str]:
