@@ -56,11 +56,20 @@ impl Cache {
     /// next time, not this run: the error is returned for the caller to
     /// ignore or report.
     pub fn put(&self, key: &str, content: &str) -> Result<()> {
-        let path = self.path(key);
+        let json = serde_json::to_vec(&Entry { content: content.to_string() }).expect("a string serialises");
+        self.put_raw(&self.path(key), &json)
+    }
+
+    /// Where the reply format a server accepts is kept (`key` names the server).
+    pub fn format_file(&self, key: &str) -> PathBuf {
+        self.dir.join("formats").join(key)
+    }
+
+    /// Write `bytes` to `path` (under the cache), its folder created.
+    pub fn put_raw(&self, path: &std::path::Path, bytes: &[u8]) -> Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| crate::error::Error::io_write(dir, &e))?;
         }
-        let json = serde_json::to_vec(&Entry { content: content.to_string() }).expect("a string serialises");
-        crate::io::write_atomic(&path, &json)
+        crate::io::write_atomic(path, bytes)
     }
 }

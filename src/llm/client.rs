@@ -33,6 +33,10 @@ pub struct Request<'a> {
     pub max_tokens: usize,
 }
 
+/// What each server (url and model) was found to accept, in this process.
+static KNOWN_FORMATS: std::sync::Mutex<std::collections::BTreeMap<String, u8>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
 /// Reply formats, most constrained first.
 const JSON_SCHEMA: u8 = 0;
 const JSON_OBJECT: u8 = 1;
@@ -142,7 +146,38 @@ impl Client {
             cache: if opts.cache { Cache::open() } else { None },
             format: AtomicU8::new(JSON_SCHEMA),
             gate: Gate::new(opts.concurrency),
-        })
+        }
+        .with_known_format())
+    }
+
+    /// The server's reply format as an earlier client learned it (in this
+    /// process, else from the cache folder), so a server that refuses
+    /// `json_schema` is not asked with it again by every new client.
+    fn with_known_format(self) -> Client {
+        let key = self.format_key();
+        let known = KNOWN_FORMATS.lock().unwrap_or_else(|e| e.into_inner()).get(&key).copied().or_else(|| {
+            let path = self.cache.as_ref()?.format_file(&key);
+            std::fs::read_to_string(path).ok()?.trim().parse::<u8>().ok().filter(|&f| f <= TEXT)
+        });
+        if let Some(f) = known {
+            self.format.store(f, Ordering::Relaxed);
+        }
+        self
+    }
+
+    fn format_key(&self) -> String {
+        Cache::key(&["chunktui-llm-format-1", &self.url, &self.model])
+    }
+
+    /// Remember that the server refused format `refused`.
+    fn downgrade(&self, refused: u8) {
+        if self.format.compare_exchange(refused, refused + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            let key = self.format_key();
+            KNOWN_FORMATS.lock().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), refused + 1);
+            if let Some(c) = &self.cache {
+                let _ = c.put_raw(&c.format_file(&key), (refused + 1).to_string().as_bytes());
+            }
+        }
     }
 
     /// Use `cache` instead of the cache folder's (tests), or none.
@@ -203,7 +238,7 @@ impl Client {
                 Outcome::Refused(status) if format < TEXT && refuses_format(status) => {
                     // The server cannot constrain replies this way: ask the
                     // next way at once, and never this way again.
-                    let _ = self.format.compare_exchange(format, format + 1, Ordering::Relaxed, Ordering::Relaxed);
+                    self.downgrade(format);
                     continue;
                 }
                 Outcome::Fatal(message) => return Err(Error::Llm(self.scrub(&message))),
