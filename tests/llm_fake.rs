@@ -644,3 +644,50 @@ fn tune_writes_questions_sweeps_the_agents_grid_and_reports_the_winner() {
     assert!(again.out.status.success(), "{}", again.stderr);
     assert!(again.stderr.contains("llm: 0 requests"), "{}", again.stderr);
 }
+
+#[test]
+fn grouped_propositions_span_their_members_with_a_title_and_summary() {
+    let dir = setup();
+    let server =
+        FakeServer::start(|_, seen| {
+            let system = seen.body["messages"][0]["content"].as_str().unwrap_or_default();
+            if system.starts_with("Group these") {
+                return answer(
+                    r#"{"groups": [{"members": [1, 2], "title": "Memory", "summary": "How Rust manages memory."}]}"#,
+                );
+            }
+            let shown = numbers_shown(seen);
+            let first = shown[0];
+            answer(&json!({"propositions": [
+            {"text": "Ownership is a set of rules for how Rust programs manage memory.", "sentences": [first + 1]},
+            {"text": "All programs manage the memory of a computer while running.", "sentences": [first + 2]},
+            {"text": "Some languages have garbage collection.", "sentences": [first + 3]}
+        ]}).to_string())
+        });
+    let run = chunktui(
+        dir.root(),
+        &[
+            "chunk",
+            "doc.md",
+            "-s",
+            "propositions",
+            "--group-propositions",
+            "--llm-url",
+            &server.url,
+            "--llm-model",
+            "fake",
+        ],
+        &[],
+    );
+    assert!(run.out.status.success(), "{}", run.stderr);
+    let recs = records(&run.stdout);
+    let memory = recs.iter().find(|r| r["meta"]["fields"].to_string().contains("Memory")).expect("the named group");
+    let embed = memory["embed_text"].as_str().unwrap();
+    assert!(embed.contains("Ownership is a set of rules") && embed.contains("All programs manage"), "{embed}");
+    let (s, e) = (memory["start"].as_u64().unwrap() as usize, memory["end"].as_u64().unwrap() as usize);
+    assert_eq!(memory["text"].as_str().unwrap(), &DOC[s..e], "a group's range is its members' span, exact");
+    assert!(DOC[s..e].contains("Ownership is a set of rules") && DOC[s..e].contains("All programs have to manage"));
+    assert!(memory["meta"]["fields"].to_string().contains("How Rust manages memory."));
+    // Left-over propositions are groups of their own.
+    assert!(recs.iter().any(|r| r["embed_text"].as_str().unwrap().contains("garbage collection")));
+}

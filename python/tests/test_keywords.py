@@ -68,6 +68,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
         "timeout_seconds": 60,
         "retry_seconds": 10,
         "cache": False,
+        "group_propositions": True,
         "enrich": ["title", "context"],
     },
     "agentic": {"plan": [{"section": "", "strategy": "sentence", "size": 300, "overlap": 0, "reason": "prose"}]},

@@ -515,6 +515,9 @@ pub struct ChunkFlags {
     /// sentence placing the chunk in the document, also put before embed_text), into the record's meta.
     #[arg(long, value_name = "FIELDS", value_delimiter = ',', global = true)]
     pub llm_enrich: Option<Vec<String>>,
+    /// propositions: group the propositions into topical chunks, each with an LLM-written title and summary.
+    #[arg(long, global = true)]
+    pub group_propositions: bool,
     /// on (default): keep LLM answers in the cache folder, so a re-run sends nothing; off: always ask.
     #[arg(long, value_name = "on|off", global = true, value_parser = on_off)]
     pub llm_cache: Option<bool>,

@@ -27,6 +27,9 @@ impl ChunkFlags {
         if let Some(on) = self.llm_cache {
             c.llm.cache = on;
         }
+        if self.group_propositions {
+            c.llm.group_propositions = true;
+        }
         if let Some(fields) = &self.llm_enrich {
             c.llm.enrich = fields.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect();
         }

@@ -288,6 +288,10 @@ pub struct LlmOptions {
     pub retry_seconds: u64,
     /// Keep answers in the cache folder (`--llm-cache off` skips it).
     pub cache: bool,
+    /// `propositions`: group the propositions into topical chunks, each with
+    /// a title and a summary (`meta.fields`); a group's range spans its
+    /// members' ranges (`--group-propositions`).
+    pub group_propositions: bool,
     /// Describe every chunk, whatever the strategy (`--llm-enrich`): any of
     /// `title`, `summary`, `keywords`, `context` (`context` also goes before
     /// `embed_text`). Empty: no enrichment.
@@ -307,6 +311,7 @@ impl Default for LlmOptions {
             timeout_seconds: 120,
             retry_seconds: 30,
             cache: true,
+            group_propositions: false,
             enrich: Vec::new(),
         }
     }

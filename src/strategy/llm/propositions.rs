@@ -24,7 +24,7 @@ pub const SPEC: Spec = Spec {
     needs_llm: true,
     size: SizeRule::Ignored,
     overlap: OverlapRule::None,
-    options: &["--llm-url", "--llm-model", "--llm-cache"],
+    options: &["--llm-url", "--llm-model", "--llm-cache", "--group-propositions"],
     option: Some(super::CONCURRENCY),
     ..Spec::new(build)
 };
@@ -101,21 +101,132 @@ impl Strategy for Propositions {
         };
         let answers = self.asker.ask_all(windows.len(), cx, &ask)?;
         let mut seen = HashSet::new();
-        let mut out = Vec::new();
-        for a in answers.into_iter().flatten() {
-            if !seen.insert((a.range.clone(), normalized(&a.text))) {
-                continue;
-            }
-            let size = cx.sizer.size(&text[a.range.clone()]);
-            let mut chunk = Chunk::new(a.range, size);
-            let embed_size = cx.sizer.size(&a.text);
-            let tokens = self.tokens.size(&a.text);
-            chunk.meta.embed = Some(EmbedText { text: a.text, size: embed_size, tokens });
-            out.push(chunk);
+        let mut props: Vec<Anchored> =
+            answers.into_iter().flatten().filter(|a| seen.insert((a.range.clone(), normalized(&a.text)))).collect();
+        props.sort_by_key(|a| (a.range.start, a.range.end));
+        let chunk_of = |range: Range<usize>, embed: String| {
+            let mut chunk = Chunk::new(range.clone(), cx.sizer.size(&text[range]));
+            let (size, tokens) = (cx.sizer.size(&embed), self.tokens.size(&embed));
+            chunk.meta.embed = Some(EmbedText { text: embed, size, tokens });
+            chunk
+        };
+        if !self.asker.opts.group_propositions {
+            return Ok(props.into_iter().map(|a| chunk_of(a.range, a.text)).collect());
         }
-        out.sort_by_key(|c| (c.range.start, c.range.end));
-        Ok(out)
+        let groups = self.group(&props, cx)?;
+        Ok(groups
+            .into_iter()
+            .map(|g| {
+                let start = g.members.iter().map(|&i| props[i].range.start).min().expect("a group has members");
+                let end = g.members.iter().map(|&i| props[i].range.end).max().expect("a group has members");
+                let joined: Vec<&str> = g.members.iter().map(|&i| props[i].text.as_str()).collect();
+                let mut chunk = chunk_of(start..end, joined.join("\n"));
+                chunk.meta.fields.push(("title".into(), g.title));
+                chunk.meta.fields.push(("summary".into(), g.summary));
+                chunk
+            })
+            .collect())
     }
+}
+
+/// A topical group of propositions (indices into the anchored list).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub members: Vec<usize>,
+    pub title: String,
+    pub summary: String,
+}
+
+/// Propositions per grouping request.
+#[cfg(feature = "llm")]
+const GROUP_WINDOW: usize = 40;
+
+#[cfg(feature = "llm")]
+impl Propositions {
+    /// Group the propositions into topics, a window of them per request.
+    fn group(&self, props: &[Anchored], cx: &Context<'_>) -> Result<Vec<Group>> {
+        let windows: Vec<Range<usize>> =
+            (0..props.len()).step_by(GROUP_WINDOW).map(|s| s..(s + GROUP_WINDOW).min(props.len())).collect();
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"groups": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "members": {"type": "array", "items": {"type": "integer"}},
+                    "title": {"type": "string"},
+                    "summary": {"type": "string"}
+                },
+                "required": ["members", "title", "summary"]
+            }}},
+            "required": ["groups"]
+        });
+        let ask = |w: usize| -> Result<Vec<Group>> {
+            let window = windows[w].clone();
+            let listed: Vec<String> = window.clone().map(|i| format!("[{}] {}", i + 1, props[i].text)).collect();
+            let answer = self.asker.client.ask(&crate::llm::Request {
+                system: "Group these numbered propositions into topics: each group lists the numbers of its \
+                         propositions, a short title and a one-sentence summary, in the propositions' language. \
+                         Answer as {\"groups\": [{\"members\": [n, ...], \"title\": \"...\", \"summary\": \"...\"}]}.",
+                user: &listed.join("\n"),
+                schema: Some(&schema),
+                max_tokens: self.asker.opts.max_tokens,
+            })?;
+            Ok(checked_groups(&answer, window, props))
+        };
+        Ok(self.asker.ask_all(windows.len(), cx, &ask)?.into_iter().flatten().collect())
+    }
+}
+
+/// The groups of an answer about `window` of the propositions: members in
+/// the window, each proposition in one group (its first), the ones no
+/// group took each a group of its own (titled by itself; counted as
+/// repaired). Groups come in the order of their first member.
+pub fn checked_groups(answer: &str, window: Range<usize>, props: &[Anchored]) -> Vec<Group> {
+    use crate::llm::usage::count;
+    let listed = crate::llm::reply::first_json(answer)
+        .and_then(|v| v.get("groups").and_then(|g| g.as_array()).cloned())
+        .unwrap_or_default();
+    let clean = |s: Option<&str>, max: usize| -> String {
+        s.unwrap_or("")
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(max)
+            .collect::<String>()
+            .trim()
+            .to_string()
+    };
+    let mut taken = vec![false; window.len()];
+    let mut groups = Vec::new();
+    for g in &listed {
+        let members: Vec<usize> = g
+            .get("members")
+            .and_then(|m| m.as_array())
+            .map(|m| m.iter().filter_map(|n| usize::try_from(n.as_i64()?).ok()?.checked_sub(1)).collect())
+            .unwrap_or_default();
+        let mut mine: Vec<usize> = Vec::new();
+        for i in members.into_iter().filter(|i| window.contains(i)) {
+            if !std::mem::replace(&mut taken[i - window.start], true) {
+                mine.push(i);
+            }
+        }
+        if mine.is_empty() {
+            continue;
+        }
+        mine.sort_unstable();
+        let title = clean(g.get("title").and_then(|t| t.as_str()), 120);
+        let summary = clean(g.get("summary").and_then(|t| t.as_str()), 400);
+        groups.push(Group { members: mine, title, summary });
+    }
+    let left: Vec<usize> = window.clone().filter(|i| !taken[i - window.start]).collect();
+    if !left.is_empty() {
+        count::repaired(1);
+    }
+    for i in left {
+        let text = props[i].text.clone();
+        groups.push(Group { members: vec![i], title: text.chars().take(80).collect(), summary: text });
+    }
+    groups.sort_by_key(|g| g.members[0]);
+    groups
 }
 
 /// The anchored propositions of one answer about `shown` pieces; its
@@ -220,6 +331,20 @@ mod tests {
         let got = anchor_answer(text, &p, 0..p.len(), answer);
         let ranges: Vec<&str> = got.iter().map(|a| &text[a.range.clone()]).collect();
         assert_eq!(ranges, vec!["Cargo builds crates.", "The Rust compiler checks borrows.", "狗喜欢跑步。"]);
+    }
+
+    #[test]
+    fn groups_take_each_proposition_once_and_leave_none_out() {
+        let props: Vec<Anchored> =
+            (0..5).map(|i| Anchored { range: i * 10..i * 10 + 5, text: format!("fact {i}") }).collect();
+        let answer = r#"{"groups": [{"members": [2, 1, 99], "title": "A\ntopic", "summary": "s"},
+                                    {"members": [1, 4], "title": "B", "summary": "t"}]}"#;
+        let g = checked_groups(answer, 0..5, &props);
+        let members: Vec<Vec<usize>> = g.iter().map(|g| g.members.clone()).collect();
+        assert_eq!(members, vec![vec![0, 1], vec![2], vec![3], vec![4]]);
+        assert_eq!(g[0].title, "A topic");
+        assert_eq!(g[1].title, "fact 2", "one no group took is its own group");
+        assert_eq!(g[2].title, "B");
     }
 
     #[test]
