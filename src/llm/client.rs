@@ -99,6 +99,13 @@ pub fn problems(opts: &LlmOptions) -> Vec<String> {
         )),
         _ => {}
     }
+    let controls = |s: &str| s.chars().any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}');
+    if endpoint(opts).is_some_and(|u| controls(&u) || u.contains(char::is_whitespace)) {
+        out.push("llm.url holds spaces or control characters: give the bare API base URL".into());
+    }
+    if model_name(opts).is_some_and(|m| controls(&m)) {
+        out.push("llm.model holds control characters (a line break?): give the model's name alone".into());
+    }
     if model_name(opts).is_none() {
         out.push("no LLM model named: pass --llm-model NAME (a model the server serves) or set [llm] model".into());
     }

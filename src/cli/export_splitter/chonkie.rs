@@ -56,6 +56,9 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         Fidelity::None("chonkie has no heading splitter without a size; see the markdown strategy's RecursiveChunker"),
     ),
     (StrategyKind::Hierarchical, Fidelity::None("chonkie has no multi-level chunker")),
+    (StrategyKind::Llm, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Propositions, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Agentic, Fidelity::None(super::LLM_USE_CHUNKTUI)),
 ];
 
 pub(super) fn mapping(kind: StrategyKind) -> Fidelity {

@@ -65,6 +65,9 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         StrategyKind::Hierarchical,
         Fidelity::None("no multi-level splitter; ParentDocumentRetriever with two splitters comes nearest"),
     ),
+    (StrategyKind::Llm, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Propositions, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Agentic, Fidelity::None(super::LLM_USE_CHUNKTUI)),
 ];
 
 pub(super) fn mapping(kind: StrategyKind) -> Fidelity {

@@ -61,6 +61,9 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
     ),
     (StrategyKind::Document, Fidelity::None("the whole file is one node: no parser is needed")),
     (StrategyKind::Late, Fidelity::None("LlamaIndex has no late chunking (token embeddings pooled per chunk)")),
+    (StrategyKind::Llm, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Propositions, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Agentic, Fidelity::None(super::LLM_USE_CHUNKTUI)),
 ];
 
 pub(super) fn mapping(kind: StrategyKind) -> Fidelity {

@@ -98,6 +98,12 @@ pub fn mapping(kind: StrategyKind, lib: Library) -> Fidelity {
     }
 }
 
+/// What every library says for the LLM strategies: none reproduces their
+/// checked, exact source ranges; chunktui's own package does, from the
+/// same config (the answers come from its cache or the same endpoint).
+pub(super) const LLM_USE_CHUNKTUI: &str = "no library cuts with an LLM on checked, exact source ranges: in Python use \
+     chunktui.Chunker.from_config(\"chunktui.toml\") (pip install ./python), which cuts these chunks";
+
 /// What a library without a mapping for a strategy says.
 const UNMAPPED: &str = "chunktui has no mapping of this strategy to this library yet";
 
