@@ -29,6 +29,8 @@
 //! setup help documents, runs on a copy of $CHUNKTUI_MODEL_DIR.
 #![cfg(all(feature = "cli", feature = "tui", feature = "embed", feature = "pdf", feature = "code"))]
 
+mod common;
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -37,6 +39,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_chunktui");
+
+/// The LLM server the documentation's examples name.
+const DOCUMENTED_LLM_URL: &str = "http://127.0.0.1:8080/v1";
 
 /// A documented command that hangs this long is killed and reported.
 const HANG_GUARD: Duration = Duration::from_secs(600);
@@ -457,7 +462,11 @@ fn named_paths(command: &str) -> Vec<(String, Role)> {
             };
             let role = match prev {
                 ">" | ">>" | "2>" => Role::Output,
-                "-o" | "--output" | "--best" | "--output-dir" | "--results" if is_chunktui => Role::Output,
+                "-o" | "--output" | "--best" | "--output-dir" | "--results" | "--out" | "--write-config"
+                    if is_chunktui =>
+                {
+                    Role::Output
+                }
                 "-q" | "--queries" if is_chunktui => Role::Questions,
                 "-c" | "--config" | "--compare" if is_chunktui => Role::Config,
                 "--model" if is_chunktui => Role::ModelDir,
@@ -838,6 +847,9 @@ fn every_documented_command_runs() {
         }
     }
 
+    // The LLM examples name a local server at this address: a scripted
+    // endpoint answers in its place (tests/llm_server.rs has the real one).
+    let llm = common::fake_llm::FakeServer::start(|_, seen| common::fake_llm::generic(seen));
     let top = tempfile::tempdir().expect("create a temporary directory");
     let cache = top.path().join("cache");
     std::fs::create_dir_all(&cache).unwrap();
@@ -876,7 +888,7 @@ fn every_documented_command_runs() {
 
         for (ci, ex) in list.iter().enumerate() {
             let log = logs.join(format!("{ci}"));
-            let o = run(&ex.command, &cwd, &log, &cache);
+            let o = run(&ex.command.replace(DOCUMENTED_LLM_URL, &llm.url), &cwd, &log, &cache);
             ran += 1;
             println!(
                 "{:>6.1}s exit {:>4} {}: {}",

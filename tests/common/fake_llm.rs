@@ -127,3 +127,46 @@ pub fn answer(content: &str) -> Reply {
 pub fn status(code: u16, body: &str) -> Reply {
     Reply { status: code, headers: vec![], body: body.to_string(), delay: Duration::ZERO }
 }
+
+/// A plausible answer to every request chunktui makes (chunk starts,
+/// propositions, the agent's plan, questions, ratings, descriptions, a
+/// grid, groups), taken from the prompt itself: for tests that need an
+/// endpoint to run commands through, not to script a misbehaviour.
+pub fn generic(seen: &Seen) -> Reply {
+    let system = seen.body["messages"][0]["content"].as_str().unwrap_or_default();
+    let user = seen.body["messages"][1]["content"].as_str().unwrap_or_default();
+    // The first numbered line `[n] text` of the prompt.
+    let first = user.lines().find_map(|l| {
+        let rest = l.strip_prefix('[')?;
+        let (n, text) = rest.split_once(']')?;
+        Some((n.parse::<usize>().ok()?, text.trim().trim_start_matches(['¶', '#']).trim().to_string()))
+    });
+    let words = |s: &str, n: usize| s.split_whitespace().take(n).collect::<Vec<_>>().join(" ");
+    let content = if system.contains("split a document into chunks") {
+        json!({"starts": [first.map_or(1, |f| f.0)]})
+    } else if system.starts_with("Restate the passage") {
+        let (n, text) = first.unwrap_or((1, String::new()));
+        json!({"propositions": [{"text": text, "sentences": [n]}]})
+    } else if system.contains("choose how to cut") {
+        json!({"choices": [{"section": 1, "strategy": "recursive", "size": 400, "reason": "prose"}]})
+    } else if system.contains("write one question") {
+        let passage = user.split("Passage:\n").nth(1).unwrap_or(user);
+        json!({"question": format!("What does the text say about {}?", words(passage, 6))})
+    } else if system.contains("pick one fact") {
+        let text = user.split("Text:\n").nth(1).unwrap_or(user);
+        let end = text
+            .find(['.', '。', '!', '?'])
+            .map_or(text.len(), |i| i + text[i..].chars().next().map_or(1, char::len_utf8));
+        let sentence = text[..end].trim().to_string();
+        json!({"question": format!("What about {}?", words(&sentence, 6)), "excerpt": sentence})
+    } else if system.contains("plan a search") {
+        json!({"strategies": ["recursive", "sentence"], "sizes": [200, 400], "reason": "prose"})
+    } else if system.starts_with("Group these") {
+        json!({"groups": [{"members": [first.map_or(1, |f| f.0)], "title": "Topic", "summary": "A topic."}]})
+    } else if system.contains("describe one chunk") {
+        json!({"title": "Title", "summary": "Summary.", "keywords": ["word"], "context": "Context."})
+    } else {
+        json!({"score": 2})
+    };
+    answer(&content.to_string())
+}
