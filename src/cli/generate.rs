@@ -3,7 +3,6 @@
 //! (see [`crate::eval::generate`]).
 
 use super::args::EvalCmd;
-use super::commands::load_input;
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -12,6 +11,7 @@ const DOCUMENT_EXTENSIONS: [&str; 7] = ["md", "txt", "markdown", "rst", "html", 
 
 #[cfg(feature = "llm")]
 pub fn run(cmd: &EvalCmd, n: usize) -> Result<()> {
+    use super::commands::load_input;
     use crate::eval::generate::{generate, to_csv, Mode, Options};
     let out =
         cmd.out.as_deref().ok_or_else(|| Error::config("--generate needs --out FILE.csv: where the questions go"))?;

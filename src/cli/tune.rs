@@ -5,6 +5,9 @@
 //! `chunktui sweep` does; the winner is written with a short report: why
 //! this one, the runner-up, what it cost.
 
+// Without the `llm` feature only the rule's grid is used.
+#![cfg_attr(not(feature = "llm"), allow(dead_code))]
+
 use super::args::{SweepCmd, TuneCmd, Values};
 use super::sweep::{describe, ranked, Outcome};
 use crate::error::{Error, Result};

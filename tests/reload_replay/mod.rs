@@ -124,6 +124,10 @@ pub fn answer(cmd: Cmd) -> Vec<Msg> {
             vec![Msg::Highlighted { doc_rev, runs, done: true }]
         }
         Cmd::Export { .. } => vec![], // never written from a test
+        // No LLM here: the question job fails as it would without a server.
+        Cmd::GenerateQuestions { doc_rev, corpus_id, .. } => {
+            vec![Msg::QuestionsGenerated { doc_rev, corpus_id, result: Err("no LLM in this test".into()) }]
+        }
         // Linted as the lint thread would (no model tokenizer: the config's counts).
         Cmd::Lint(req) => vec![chunktui::tui::lint::run(&req, &mut Default::default())],
         // Retrieval without a model: BM25 ranks what dense would.

@@ -15,21 +15,22 @@ use std::sync::Arc;
 pub const COUNT: usize = 5;
 
 /// `G`: start writing questions (or say what is missing).
+#[cfg(feature = "llm")]
 pub fn action(m: &mut Model) -> Vec<Cmd> {
     let config = m.pane().config.clone();
-    #[cfg(feature = "llm")]
     if let Some(problem) = crate::llm::client::problems(&config.llm).into_iter().next() {
         set_error(m, format!("G writes questions with an LLM: {problem}"));
-        return vec![];
-    }
-    #[cfg(not(feature = "llm"))]
-    {
-        set_error(m, "G writes questions with an LLM: this build has no 'llm' feature".into());
         return vec![];
     }
     let corpus_id = m.path.file_stem().map_or_else(|| "doc".into(), |s| s.to_string_lossy().into_owned());
     set_status(m, format!("writing {COUNT} questions with {}…", config.llm.model.as_deref().unwrap_or("the LLM")));
     vec![Cmd::GenerateQuestions { config, text: m.text.clone(), corpus_id, doc_rev: m.doc_rev }]
+}
+
+#[cfg(not(feature = "llm"))]
+pub fn action(m: &mut Model) -> Vec<Cmd> {
+    set_error(m, "G writes questions with an LLM: this build has no 'llm' feature".into());
+    vec![]
 }
 
 /// The job (on a thread of its own): the questions, or why not.
