@@ -41,7 +41,8 @@ fn main() {
         None => {
             let server = fake_llm::FakeServer::start(|_, seen| {
                 let prompt = seen.body["messages"][1]["content"].as_str().unwrap_or_default();
-                let first = prompt.lines().next().and_then(|l| l.strip_prefix('[')?.split(']').next()?.parse::<usize>().ok());
+                let first =
+                    prompt.lines().next().and_then(|l| l.strip_prefix('[')?.split(']').next()?.parse::<usize>().ok());
                 let content = match first {
                     Some(n) => format!("{{\"starts\": [{n}, {}]}}", n + 5),
                     None => "{\"propositions\": [], \"choices\": []}".into(),

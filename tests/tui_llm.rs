@@ -1,7 +1,7 @@
 //! The LLM layer in the workbench, against a scripted endpoint: the LLM
 //! strategies are in the strategy cycle and cut exact chunks, their cost
 //! shows in the footer, the agent's choices and the enrichment of the
-//! selected chunk in the stats panel, and `G` writes questions into the
+//! selected chunk in the stats panel, and `W` writes questions into the
 //! probe panel, scored like a --queries file.
 
 mod common;
@@ -111,8 +111,8 @@ fn llm_strategies_questions_and_costs_in_the_workbench() {
         }
     }
     assert!(seen.contains(&StrategyKind::Llm) && seen.contains(&StrategyKind::Propositions), "{seen:?}");
-    // G: questions into the probe panel, their references exact.
-    let cmds = update(&mut m, key('G'));
+    // W: questions into the probe panel, their references exact.
+    let cmds = update(&mut m, key('W'));
     assert!(matches!(cmds[..], [Cmd::GenerateQuestions { .. }]), "{cmds:?}");
     run(&mut m, cmds);
     let q = m.questions.as_ref().unwrap_or_else(|| panic!("questions: {:?}", m.status));
@@ -127,12 +127,12 @@ fn llm_strategies_questions_and_costs_in_the_workbench() {
 }
 
 #[test]
-fn g_without_an_endpoint_says_what_to_pass() {
+fn w_without_an_endpoint_says_what_to_pass() {
     let dir = common::Dir::new();
     let mut m = model("http://127.0.0.1:9/v1", dir.root());
     m.panes[0].config.llm.url = None;
     std::env::remove_var("CHUNKTUI_LLM_URL");
-    let cmds = update(&mut m, key('G'));
+    let cmds = update(&mut m, key('W'));
     assert!(cmds.is_empty());
     assert!(m.status.error && m.status.text.contains("--llm-url"), "{:?}", m.status);
 }

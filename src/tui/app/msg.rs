@@ -52,7 +52,7 @@ pub enum Msg {
         kind: ExportKind,
     },
     Exported(Result<PathBuf, String>),
-    /// `G`'s questions (or why there are none), for the text of `doc_rev`.
+    /// `W`'s questions (or why there are none), for the text of `doc_rev`.
     QuestionsGenerated {
         doc_rev: u64,
         corpus_id: String,
@@ -179,7 +179,7 @@ pub enum Cmd {
         chunks: Arc<Vec<Chunk>>,
         text: Arc<str>,
     },
-    /// `G`: the LLM writes questions about the text (a thread of its own).
+    /// `W`: the LLM writes questions about the text (a thread of its own).
     GenerateQuestions {
         config: ChunkConfig,
         text: Arc<str>,

@@ -1,4 +1,4 @@
-//! `G`: the LLM writes questions about the open document (passage mode:
+//! `W`: the LLM writes questions about the open document (passage mode:
 //! exact references by construction) straight into the probe panel, where
 //! they are scored against the chunks as a `--queries` file would be.
 
@@ -11,15 +11,15 @@ use crate::tui::app::update::{set_error, set_status};
 use crate::tui::features::probe::{self, Questions};
 use std::sync::Arc;
 
-/// Questions `G` asks for.
+/// Questions `W` asks for.
 pub const COUNT: usize = 5;
 
-/// `G`: start writing questions (or say what is missing).
+/// `W`: start writing questions (or say what is missing).
 #[cfg(feature = "llm")]
 pub fn action(m: &mut Model) -> Vec<Cmd> {
     let config = m.pane().config.clone();
     if let Some(problem) = crate::llm::client::problems(&config.llm).into_iter().next() {
-        set_error(m, format!("G writes questions with an LLM: {problem}"));
+        set_error(m, format!("W writes questions with an LLM: {problem}"));
         return vec![];
     }
     let corpus_id = m.path.file_stem().map_or_else(|| "doc".into(), |s| s.to_string_lossy().into_owned());
@@ -29,7 +29,7 @@ pub fn action(m: &mut Model) -> Vec<Cmd> {
 
 #[cfg(not(feature = "llm"))]
 pub fn action(m: &mut Model) -> Vec<Cmd> {
-    set_error(m, "G writes questions with an LLM: this build has no 'llm' feature".into());
+    set_error(m, "W writes questions with an LLM: this build has no 'llm' feature".into());
     vec![]
 }
 
