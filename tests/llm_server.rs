@@ -183,6 +183,10 @@ fn against_a_local_llama_cpp_server() {
         assert_eq!(r["text"].as_str().unwrap(), &en[s..e], "anchored: the record's range is its source");
         assert!(!r["embed_text"].as_str().unwrap_or_default().trim().is_empty(), "a proposition: {r}");
     }
+    // Restated: some proposition differs from its source sentence, or the
+    // run says that answers were unusable and sentences stood in for them.
+    let restated = recs.iter().any(|r| r["embed_text"] != r["text"]);
+    assert!(restated || props.stderr.contains("unusable"), "neither restated nor reported: {}", props.stderr);
 
     // agentic: the agent's plan, each section cut exactly; the plan replays with no server (below).
     let agentic = run(&["chunk", "docs/en.md", "-s", "agentic", "--write-config", "plan.toml"]);
