@@ -691,3 +691,81 @@ fn grouped_propositions_span_their_members_with_a_title_and_summary() {
     // Left-over propositions are groups of their own.
     assert!(recs.iter().any(|r| r["embed_text"].as_str().unwrap().contains("garbage collection")));
 }
+
+#[test]
+fn an_interrupted_run_keeps_its_answers_and_the_rerun_asks_only_the_rest() {
+    let dir = setup();
+    // Small windows: many requests, one at a time.
+    std::fs::write(
+        dir.path("small.toml"),
+        "strategy = \"llm\"\nsize = 2000\n[llm]\nmodel = \"fake\"\nconcurrency = 1\ncontext_tokens = 512\nmax_tokens = 64\n",
+    )
+    .unwrap();
+    let doc: String = (0..40).map(|i| format!("Sentence number {i} talks about topic {}. ", i / 4)).collect();
+    std::fs::write(dir.path("doc.md"), &doc).unwrap();
+    let starts = |seen: &Seen| answer(&format!("{{\"starts\": [{}]}}", numbers_shown(seen)[0]));
+    // The first three answers come at once, the fourth never in time.
+    let slow = FakeServer::start(move |n, seen| {
+        let reply = starts(seen);
+        if n >= 3 {
+            Reply { delay: Duration::from_secs(60), ..reply }
+        } else {
+            reply
+        }
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chunktui"))
+        .current_dir(dir.root())
+        .args(["chunk", "doc.md", "--config", "small.toml", "--llm-url", &slow.url])
+        .env("CHUNKTUI_CACHE_DIR", dir.path("cache"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while slow.seen().len() < 4 {
+        assert!(started.elapsed() < Duration::from_secs(30), "the run never reached its fourth request");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Ctrl-C.
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "interrupted");
+    let kept = walk_files(&dir.path("cache").join("llm"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .count();
+    assert_eq!(kept, 3, "the three answers are in the cache");
+    // The rerun, with a server at the same address again, asks only what was not answered.
+    let addr = slow.url.trim_start_matches("http://").trim_end_matches("/v1").to_string();
+    drop(slow);
+    let fast = FakeServer::start_on(&addr, move |_, seen| starts(seen));
+    let rerun = chunktui(dir.root(), &["chunk", "doc.md", "--config", "small.toml", "--llm-url", &fast.url], &[]);
+    assert!(rerun.out.status.success(), "{}", rerun.stderr);
+    let asked = fast.seen().len();
+    let cold = chunktui(
+        dir.root(),
+        &["chunk", "doc.md", "--config", "small.toml", "--llm-url", &fast.url, "--llm-cache", "off"],
+        &[],
+    );
+    assert!(cold.out.status.success(), "{}", cold.stderr);
+    let total = fast.seen().len() - asked;
+    assert!(total > 4, "enough windows to interrupt ({total})");
+    assert_eq!(asked, total - 3, "the three kept answers are not asked again");
+    assert_eq!(rerun.stdout, cold.stdout, "and the chunks are the same");
+}
+
+fn walk_files(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

@@ -49,7 +49,13 @@ impl Drop for FakeServer {
 impl FakeServer {
     /// A server on a free port that answers request n (0-based) with `script(n, request)`.
     pub fn start(script: impl Fn(usize, &Seen) -> Reply + Send + Sync + 'static) -> FakeServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        Self::start_on("127.0.0.1:0", script)
+    }
+
+    /// [`FakeServer::start`] at `addr` (`host:port`): a server back at the
+    /// address an earlier one had.
+    pub fn start_on(addr: &str, script: impl Fn(usize, &Seen) -> Reply + Send + Sync + 'static) -> FakeServer {
+        let listener = TcpListener::bind(addr).unwrap();
         let url = format!("http://{}/v1", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let script: Arc<Script> = Arc::new(script);
