@@ -236,11 +236,24 @@ pub struct Placer<'t, 'l> {
     index: i64,
     /// The last chunk's length in code points.
     previous_len: i64,
+    /// Whether the text holds U+FFFD (looked up once, when first asked): a
+    /// decoded token window that cut a character holds it, and when the text
+    /// does not, such a chunk is not found anywhere. Knowing that spares a
+    /// search through the rest of the text for every such window.
+    replacement_in_text: Option<bool>,
 }
 
 impl<'t, 'l> Placer<'t, 'l> {
     pub fn new(text: &'t str, chunk_overlap: usize, len: &'l LenFn<'l>) -> Self {
-        Placer { text, cursor: CpCursor::new(text), chunk_overlap, len, index: 0, previous_len: 0 }
+        Placer {
+            text,
+            cursor: CpCursor::new(text),
+            chunk_overlap,
+            len,
+            index: 0,
+            previous_len: 0,
+            replacement_in_text: None,
+        }
     }
 
     /// The chunk of `raw`, placed after the chunks placed before it.
@@ -249,7 +262,10 @@ impl<'t, 'l> Placer<'t, 'l> {
         let s = raw.as_str(text);
         let len_cp = count_chars(s.as_bytes());
         let from = (self.index + self.previous_len - self.chunk_overlap as i64).max(0) as usize;
-        let found = if from < self.cursor.total_cp {
+        let text_lacks = |needle: &str, known: &mut Option<bool>| {
+            needle.contains('\u{FFFD}') && !*known.get_or_insert_with(|| text.contains('\u{FFFD}'))
+        };
+        let found = if from < self.cursor.total_cp && !text_lacks(s, &mut self.replacement_in_text) {
             let from_byte = self.cursor.byte_of(from);
             find_from(text, s, from_byte, raw.text.is_none().then_some(raw.range.start))
         } else {
