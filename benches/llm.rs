@@ -12,7 +12,6 @@
 //! (`CHUNKTUI_BENCH_LLM_KB`, default 64 KB of en_rust_book.md).
 
 #[path = "../tests/common/data.rs"]
-#[allow(dead_code)]
 mod data;
 #[path = "../tests/common/fake_llm.rs"]
 #[allow(dead_code)]

@@ -92,7 +92,7 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
         return Err(Error::config(format!("--metric {}: use one of {}", cmd.metric, METRICS.join(", "))));
     }
     check_k(cmd.k)?;
-    let grid = grid(&cmd)?;
+    let grid = grid(cmd)?;
     // No retriever named: the documents' language decides, once they are read.
     let auto = grid.retriever.is_empty();
     let (mut points, skipped) = points(&grid, &cmd.flags, cmd.k)?;
@@ -103,7 +103,7 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
         return Err(Error::config("no combination of the given settings is valid: see the skipped ones above"));
     }
     // Refuse `--best doc.md` or `--results questions.jsonl` before the work, not after it.
-    protect_inputs(&cmd, &points);
+    protect_inputs(cmd, &points);
     if let Some(best) = &cmd.best {
         crate::export::check_output(best)?;
     }

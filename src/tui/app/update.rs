@@ -87,7 +87,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             vec![]
         }
         Msg::QuestionsGenerated { doc_rev, corpus_id, result } => {
-            return crate::tui::features::questions::take(m, doc_rev, corpus_id, result);
+            crate::tui::features::questions::take(m, doc_rev, corpus_id, result)
         }
         Msg::LlmProgress { pane, rev, done, total } => {
             m.llm_usage = crate::llm::usage();
