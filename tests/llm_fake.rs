@@ -250,20 +250,11 @@ fn a_cached_run_needs_no_server_and_no_file_holds_the_key() {
     assert!(resized.stderr.contains("llm: 0 requests"), "{}", resized.stderr);
     assert_tiles(DOC, &records(&resized.stdout), 250);
     // The key is in no file chunktui wrote: outputs and the cache.
-    let mut files = 0;
-    let mut stack = vec![dir.root().to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                files += 1;
-                let bytes = std::fs::read(&p).unwrap();
-                assert!(!String::from_utf8_lossy(&bytes).contains(key), "{} holds the key", p.display());
-            }
-        }
+    let files = common::files_under(dir.root());
+    for p in &files {
+        assert!(!String::from_utf8_lossy(&std::fs::read(p).unwrap()).contains(key), "{} holds the key", p.display());
     }
+    let files = files.len();
     assert!(files >= 4, "outputs and cache entries were checked ({files})");
 }
 
@@ -525,24 +516,6 @@ fn enrichment_describes_every_chunk_in_meta_and_puts_the_context_before_embed_te
             &server.url,
             "--llm-model",
             "fake",
-            "--llm-concurrency-is-not-a-flag",
-        ],
-        &[],
-    );
-    assert_eq!(enriched.out.status.code(), Some(2), "unknown flags are refused: {}", enriched.stderr);
-    let enriched = chunktui(
-        dir.root(),
-        &[
-            "chunk",
-            "doc.md",
-            "--size",
-            "300",
-            "--llm-enrich",
-            "title,keywords,context",
-            "--llm-url",
-            &server.url,
-            "--llm-model",
-            "fake",
         ],
         &[],
     );
@@ -730,7 +703,7 @@ fn an_interrupted_run_keeps_its_answers_and_the_rerun_asks_only_the_rest() {
     Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     let status = child.wait().unwrap();
     assert!(!status.success(), "interrupted");
-    let kept = walk_files(&dir.path("cache").join("llm"))
+    let kept = common::files_under(&dir.path("cache").join("llm"))
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .count();
@@ -752,20 +725,4 @@ fn an_interrupted_run_keeps_its_answers_and_the_rerun_asks_only_the_rest() {
     assert!(total > 4, "enough windows to interrupt ({total})");
     assert_eq!(asked, total - 3, "the three kept answers are not asked again");
     assert_eq!(rerun.stdout, cold.stdout, "and the chunks are the same");
-}
-
-fn walk_files(root: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }

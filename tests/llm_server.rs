@@ -244,24 +244,12 @@ fn against_a_local_llama_cpp_server() {
     assert!(down.stderr.contains(url.trim_end_matches("/v1")), "names the address: {}", down.stderr);
     assert!(!root.join("new.jsonl").exists());
 
-    // The key is in no file: outputs, the question file, the cache.
-    let mut stack = vec![root.to_path_buf()];
-    let mut checked = 0;
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                checked += 1;
-                assert!(
-                    !String::from_utf8_lossy(&std::fs::read(&p).unwrap()).contains(key),
-                    "{} holds the key",
-                    p.display()
-                );
-            }
-        }
+    // The key is in no file: outputs, the question file, the plan, the cache.
+    let files = common::files_under(root);
+    for p in &files {
+        assert!(!String::from_utf8_lossy(&std::fs::read(p).unwrap()).contains(key), "{} holds the key", p.display());
     }
+    let checked = files.len();
     assert!(checked > 5, "{checked} files checked");
     for r in [&props, &generated, &judged, &down] {
         assert!(!r.stdout.contains(key) && !r.stderr.contains(key));

@@ -46,7 +46,7 @@ pub mod fake_llm;
 mod temp_dir;
 #[cfg(test)]
 #[allow(unused_imports)]
-pub use temp_dir::Dir;
+pub use temp_dir::{files_under, Dir};
 
 /// Every strategy that needs no embedding model, read from the strategy
 /// table (so a new strategy is checked as soon as it has a row).
