@@ -311,7 +311,9 @@ impl Client {
         let url = self.chat_url();
         let mut request = self.agent.post(&url).header("Content-Type", "application/json");
         if let Some(key) = &self.key {
-            request = request.header("Authorization", &format!("Bearer {key}"));
+            for (name, value) in auth_headers(&self.url, key) {
+                request = request.header(name, &value);
+            }
         }
         let mut response = match request.send(body.to_string().as_bytes()) {
             Ok(r) => r,
@@ -352,6 +354,31 @@ impl Client {
             Some(k) if k.len() >= 4 => message.replace(k.as_str(), "<key>"),
             _ => message.to_string(),
         }
+    }
+}
+
+/// The headers that carry the key: `Authorization: Bearer` everywhere, and
+/// Azure OpenAI's own `api-key` for an `*.azure.com` base URL.
+pub fn auth_headers(url: &str, key: &str) -> Vec<(&'static str, String)> {
+    let host = url.split("://").nth(1).unwrap_or(url).split(['/', ':', '?']).next().unwrap_or("");
+    let mut out = vec![("Authorization", format!("Bearer {key}"))];
+    if host.to_ascii_lowercase().ends_with(".azure.com") {
+        out.push(("api-key", key.to_string()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn azure_bases_get_their_api_key_header_too() {
+        let names = |url| auth_headers(url, "k").into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        assert_eq!(names("https://res.openai.azure.com/openai/v1"), vec!["Authorization", "api-key"]);
+        assert_eq!(names("https://api.openai.com/v1"), vec!["Authorization"]);
+        assert_eq!(names("http://127.0.0.1:8080/v1"), vec!["Authorization"]);
+        assert_eq!(names("https://evil.com/x.azure.com/v1"), vec!["Authorization"]);
     }
 }
 
