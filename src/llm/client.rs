@@ -368,20 +368,6 @@ pub fn auth_headers(url: &str, key: &str) -> Vec<(&'static str, String)> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn azure_bases_get_their_api_key_header_too() {
-        let names = |url| auth_headers(url, "k").into_iter().map(|(n, _)| n).collect::<Vec<_>>();
-        assert_eq!(names("https://res.openai.azure.com/openai/v1"), vec!["Authorization", "api-key"]);
-        assert_eq!(names("https://api.openai.com/v1"), vec!["Authorization"]);
-        assert_eq!(names("http://127.0.0.1:8080/v1"), vec!["Authorization"]);
-        assert_eq!(names("https://evil.com/x.azure.com/v1"), vec!["Authorization"]);
-    }
-}
-
 /// What one HTTP exchange came to.
 enum Outcome {
     Answer(String),
@@ -450,5 +436,19 @@ impl Drop for Slot<'_> {
     fn drop(&mut self) {
         *self.0.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
         self.0.freed.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn azure_bases_get_their_api_key_header_too() {
+        let names = |url| auth_headers(url, "k").into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        assert_eq!(names("https://res.openai.azure.com/openai/v1"), vec!["Authorization", "api-key"]);
+        assert_eq!(names("https://api.openai.com/v1"), vec!["Authorization"]);
+        assert_eq!(names("http://127.0.0.1:8080/v1"), vec!["Authorization"]);
+        assert_eq!(names("https://evil.com/x.azure.com/v1"), vec!["Authorization"]);
     }
 }
