@@ -699,8 +699,18 @@ fn an_interrupted_run_keeps_its_answers_and_the_rerun_asks_only_the_rest() {
         assert!(started.elapsed() < Duration::from_secs(30), "the run never reached its fourth request");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // Ctrl-C.
+    // Ctrl-C. A test run started in the background of a script inherits
+    // SIGINT ignored (POSIX shells do that to background jobs), so the
+    // process may not hear it: then it is killed outright, which is harsher
+    // still for what the cache must keep.
     Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if child.try_wait().unwrap().is_none() {
+        child.kill().unwrap();
+    }
     let status = child.wait().unwrap();
     assert!(!status.success(), "interrupted");
     let kept = common::files_under(&dir.path("cache").join("llm"))
