@@ -39,6 +39,7 @@ pub mod size;
 pub mod stats;
 pub mod strategy;
 pub mod validate;
+pub mod word_counts;
 
 #[cfg(feature = "embed")]
 pub mod embed;

@@ -52,8 +52,16 @@ pub const BUILTIN_TOKENIZERS: [&str; 2] = ["cl100k_base", "o200k_base"];
 /// A tokenizer that reports where each token sits in the text.
 #[derive(Clone)]
 pub enum Tokenizer {
-    Tiktoken { name: String, bpe: &'static crate::bpe::Bpe },
-    HuggingFace { name: String, inner: Arc<tokenizers::Tokenizer> },
+    Tiktoken {
+        name: String,
+        bpe: &'static crate::bpe::Bpe,
+    },
+    HuggingFace {
+        name: String,
+        inner: Arc<tokenizers::Tokenizer>,
+        /// Set when counts add up word by word (BERT-style): counted fast.
+        additive: Option<crate::word_counts::Additive>,
+    },
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -95,7 +103,8 @@ impl Tokenizer {
         // 128). Counting with them would cap and pad every count.
         tok.with_truncation(None).map_err(|e| Error::Tokenizer(e.to_string()))?;
         tok.with_padding(None);
-        Ok(Tokenizer::HuggingFace { name: spec.into(), inner: Arc::new(tok) })
+        let additive = serde_json::from_slice(&bytes).ok().and_then(|json| crate::word_counts::Additive::of(&json));
+        Ok(Tokenizer::HuggingFace { name: spec.into(), inner: Arc::new(tok), additive })
     }
 
     pub fn name(&self) -> &str {
@@ -115,6 +124,15 @@ impl Tokenizer {
 
     /// Long strings are counted piece by piece (see [`token_segments`]).
     fn count_now(&self, text: &str) -> usize {
+        match self {
+            Tokenizer::HuggingFace { additive: Some(words), inner, .. } => {
+                words.count(text, inner.get_model(), |piece| self.count_segments(piece))
+            }
+            _ => self.count_segments(text),
+        }
+    }
+
+    fn count_segments(&self, text: &str) -> usize {
         token_segments(text)
             .into_iter()
             .map(|seg| {

@@ -5,27 +5,9 @@
 //! and multilingual-e5 (Unigram, the test model: `CHUNKTUI_TEST_MODEL`).
 
 use chunktui::size::Tokenizer;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 mod common;
-use common::{read_corpus, test_model_dir};
-
-fn minilm_tokenizer() -> PathBuf {
-    let dir = std::env::var_os("CHUNKTUI_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| user_cache().join("chunktui/models/all-MiniLM-L6-v2-int8"));
-    let path = dir.join("tokenizer.json");
-    assert!(path.exists(), "{} missing: run scripts/setup-models.sh (scripts/test.sh does)", path.display());
-    path
-}
-
-/// Where scripts/setup-models.sh installs on Linux (`dirs::cache_dir`), without
-/// the `dirs` crate, which only the `embed` feature brings.
-fn user_cache() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache"))
-}
+use common::{minilm_tokenizer, read_corpus, test_model_dir};
 
 fn whole_encode_spans(path: &Path, text: &str) -> Vec<(usize, usize)> {
     let mut tok = tokenizers::Tokenizer::from_file(path).expect("tokenizer.json loads");

@@ -22,6 +22,8 @@ pub struct Report {
     /// One line per rule that fired many times: the cause, said once, and
     /// the setting that fixes it.
     pub summary: Vec<String>,
+    /// Not linted (`stats --no-lint`, `[lint] enabled = false`).
+    pub off: bool,
 }
 
 /// A rule that fires this often gets a summary line.
@@ -83,10 +85,10 @@ impl Report {
     /// The lint options for `doc` under `config` (the model's own tokenizer
     /// counts tokens when it is installed).
     pub fn options(config: &ChunkConfig, doc: &Document) -> Result<LintOptions> {
-        let opts = LintOptions::new(config, doc.kind)?;
         #[cfg(feature = "embed")]
-        let opts = opts.with_model_tokenizer();
-        Ok(opts)
+        return LintOptions::with_model_tokenizer(config, doc.kind);
+        #[cfg(not(feature = "embed"))]
+        LintOptions::new(config, doc.kind)
     }
 
     /// The report of `findings` (in text order) on `doc`.
@@ -102,7 +104,12 @@ impl Report {
             pos = pos.max(at);
             lines.push(Line { finding: f, line });
         }
-        Report { findings: lines, counts, summary }
+        Report { findings: lines, counts, summary, off: false }
+    }
+
+    /// The report of a run that did not lint.
+    pub fn off() -> Report {
+        Report { findings: Vec::new(), counts: Vec::new(), summary: Vec::new(), off: true }
     }
 
     pub fn json(&self) -> Json<'_> {
@@ -112,6 +119,10 @@ impl Report {
 
     /// The stats table's lint section: counts per rule, the first findings.
     pub fn table(&self, t: &mut String) {
+        if self.off {
+            let _ = writeln!(t, "lint          off (--no-lint, or [lint] enabled = false)");
+            return;
+        }
         let counts: Vec<String> = self.counts.iter().map(|(r, n)| format!("{n} {r}")).collect();
         let counts = if counts.is_empty() { "no rule applies".to_string() } else { counts.join(" · ") };
         let _ = writeln!(t, "lint          {counts}");

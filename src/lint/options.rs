@@ -39,6 +39,10 @@ pub fn default_model_max_tokens() -> usize {
     })
 }
 
+/// Less text than this is counted on one thread: a thread's start and its
+/// cold memo of word counts would cost more than they save.
+const PARALLEL_BYTES: usize = 1 << 20;
+
 /// How over-model-limit counts: the model's own tokenizer when it is known
 /// (its `tokenizer.json`; special tokens counted as the model adds them),
 /// else the config's tokenizer, an estimate (cl100k_base and a WordPiece
@@ -66,6 +70,25 @@ impl TokenCount {
     pub fn count(&self, text: &str) -> usize {
         self.tokenizer.count(text) + self.specials
     }
+
+    /// [`TokenCount::count`] of each of `texts`, on every core when there
+    /// is enough to count (lint counts every chunk of a document: `stats`
+    /// must stay near `chunk`'s time).
+    pub fn count_all(&self, texts: &[&str]) -> Vec<usize> {
+        let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+        if threads < 2 || bytes < PARALLEL_BYTES {
+            return texts.iter().map(|t| self.count(t)).collect();
+        }
+        let part = texts.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = texts
+                .chunks(part)
+                .map(|p| scope.spawn(move || p.iter().map(|t| self.count(t)).collect::<Vec<_>>()))
+                .collect();
+            parts.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        })
+    }
 }
 
 /// Everything a lint run needs besides the text and the chunks: the enabled
@@ -85,8 +108,15 @@ pub struct LintOptions {
 
 impl LintOptions {
     /// The rules the config leaves on that apply to `kind`; tokens under the
-    /// config's tokenizer (see [`LintOptions::with_tokens`] for the model's).
+    /// config's tokenizer (see [`LintOptions::counting`] for the model's).
     pub fn new(config: &ChunkConfig, kind: DocKind) -> Result<LintOptions> {
+        Self::counting(config, kind, None)
+    }
+
+    /// [`LintOptions::new`], with over-model-limit counting with `model`
+    /// when given (else with the config's tokenizer, an estimate). Nothing
+    /// is loaded for a rule that is off.
+    pub fn counting(config: &ChunkConfig, kind: DocKind, model: Option<TokenCount>) -> Result<LintOptions> {
         let mut config = config.clone();
         config.normalize();
         let mut problems = Vec::new();
@@ -105,32 +135,23 @@ impl LintOptions {
             .map(|r| r.rule)
             .collect();
         let sizer = Sizer::for_unit(config.unit, &config.tokenizer)?;
-        let tokens = if rules.contains(&Rule::OverModelLimit) {
-            let tokenizer = Tokenizer::load(&config.tokenizer)?;
-            Some(TokenCount { tokenizer, specials: 0, model: false })
-        } else {
-            None
+        let tokens = match (rules.contains(&Rule::OverModelLimit), model) {
+            (false, _) => None,
+            (true, Some(model)) => Some(model),
+            (true, None) => {
+                Some(TokenCount { tokenizer: Tokenizer::load(&config.tokenizer)?, specials: 0, model: false })
+            }
         };
         let max_tokens = config.lint.max_tokens.or(config.semantic.max_tokens).unwrap_or_else(default_model_max_tokens);
         Ok(LintOptions { config, rules, sizer, tokens, max_tokens })
     }
 
-    /// Count over-model-limit's tokens this way (when that rule is on).
-    pub fn with_tokens(mut self, tokens: TokenCount) -> LintOptions {
-        if self.tokens.is_some() {
-            self.tokens = Some(tokens);
-        }
-        self
-    }
-
     /// Count with the embedding model's own tokenizer when it is installed
-    /// (see [`model_tokens`]); otherwise keep the config's tokenizer.
+    /// (see [`model_tokens`]); otherwise with the config's tokenizer.
     #[cfg(feature = "embed")]
-    pub fn with_model_tokenizer(self) -> LintOptions {
-        match model_tokens(&self.config) {
-            Some(t) => self.with_tokens(t),
-            None => self,
-        }
+    pub fn with_model_tokenizer(config: &ChunkConfig, kind: DocKind) -> Result<LintOptions> {
+        let on = !config.lint.off.iter().any(|o| o == Rule::OverModelLimit.name());
+        Self::counting(config, kind, if on { model_tokens(config) } else { None })
     }
 
     pub fn enabled(&self, rule: Rule) -> bool {

@@ -135,18 +135,21 @@ pub fn tiny_fragment(cx: &LevelCx<'_>, out: &mut Vec<Finding>) {
 /// the rest of the chunk is in the index but can never be found.
 pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, out: &mut Vec<Finding>) {
     let max = cx.opts.max_tokens;
-    for (i, c) in cx.iter() {
-        let embedded = c.meta.embed.as_ref().map(|e| e.text.as_str());
-        let Some(text) = embedded.or_else(|| c.checked_text(cx.text)) else { continue };
-        // A token covers at least one byte: a short text cannot be over.
-        if text.len() + t.specials <= max {
-            continue;
-        }
-        let n = t.count(text);
+    // A token covers at least one byte: a short text cannot be over.
+    let candidates: Vec<(usize, &str, bool)> = cx
+        .iter()
+        .filter_map(|(i, c)| {
+            let embedded = c.meta.embed.as_ref().map(|e| e.text.as_str());
+            let text = embedded.or_else(|| c.checked_text(cx.text))?;
+            (text.len() + t.specials > max).then_some((i, text, embedded.is_some()))
+        })
+        .collect();
+    let texts: Vec<&str> = candidates.iter().map(|&(_, text, _)| text).collect();
+    for (&(i, _, embedded), n) in candidates.iter().zip(t.count_all(&texts)) {
         if n > max {
             let how =
                 if t.model { String::new() } else { format!(" (counted with {}, an estimate)", t.tokenizer.name()) };
-            let what = if embedded.is_some() { "embed text has" } else { "has" };
+            let what = if embedded { "embed text has" } else { "has" };
             let message = format!("{what} {n} tokens, over the model's input limit of {max}{how}");
             out.push(Finding { rule: Rule::OverModelLimit, chunk: i, at: cx.trimmed(i).start, message });
         }

@@ -706,3 +706,23 @@ pub fn gnu_time_peak(report: &std::path::Path) -> u64 {
         .expect("GNU time's %M");
     kb * 1024
 }
+
+/// The MiniLM tokenizer.json scripts/setup-models.sh installs (WordPiece):
+/// `$CHUNKTUI_MODEL_DIR`, else the user cache. Fails saying how to install it.
+pub fn minilm_tokenizer() -> PathBuf {
+    let dir = std::env::var_os("CHUNKTUI_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| user_cache().join("chunktui/models/all-MiniLM-L6-v2-int8"));
+    let path = dir.join("tokenizer.json");
+    assert!(path.exists(), "{} missing: run scripts/setup-models.sh (scripts/test.sh does)", path.display());
+    path
+}
+
+/// Where scripts/setup-models.sh installs on Linux (`dirs::cache_dir`), without
+/// the `dirs` crate, which only the `embed` feature brings.
+fn user_cache() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache"))
+}

@@ -85,12 +85,10 @@ fn load_model_tokens(_config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
 
 /// Lint one request (what the lint thread does; tests call it directly).
 pub fn run(req: &LintReq, models: &mut ModelTokens) -> Msg {
-    let result = LintOptions::new(&req.config, req.kind).map_err(|e| e.to_string()).map(|mut opts| {
+    let model = models.get(&req.config);
+    let result = LintOptions::counting(&req.config, req.kind, model).map_err(|e| e.to_string()).map(|mut opts| {
         if let Some(n) = req.max_tokens {
             opts.max_tokens = n;
-        }
-        if let Some(t) = models.get(&opts.config) {
-            opts = opts.with_tokens(t);
         }
         let findings = crate::lint::lint(&req.text, &req.chunks, &opts);
         Linted { findings: Arc::new(findings), rules: opts.rules }
@@ -99,10 +97,14 @@ pub fn run(req: &LintReq, models: &mut ModelTokens) -> Msg {
 }
 
 /// The lint job for a pane's chunks just taken.
-pub fn request(m: &mut Model, pane: usize) -> Cmd {
+/// None when the pane's config switches lint off (`[lint] enabled = false`).
+pub fn request(m: &mut Model, pane: usize) -> Option<Cmd> {
     let p = &mut m.panes[pane];
     p.lint = PaneLint::default();
-    Cmd::Lint(LintReq {
+    if !p.config.lint.enabled {
+        return None;
+    }
+    Some(Cmd::Lint(LintReq {
         pane,
         rev: p.shown_rev,
         config: p.config.clone(),
@@ -110,7 +112,7 @@ pub fn request(m: &mut Model, pane: usize) -> Cmd {
         text: m.text.clone(),
         chunks: p.all_chunks.clone(),
         max_tokens: m.max_tokens,
-    })
+    }))
 }
 
 /// Take a finished lint when it is for the chunks on screen.

@@ -1,0 +1,244 @@
+//! Exact token counts of BERT-style tokenizers (BertNormalizer,
+//! BertPreTokenizer, WordPiece: MiniLM, BGE, GTE and most English
+//! embedders), fast.
+//!
+//! Their pipeline never joins text across whitespace, an ASCII punctuation
+//! mark (the pre-tokenizer isolates each) or a CJK ideograph (the normalizer
+//! pads each with spaces), and WordPiece cuts each word on its own. So a
+//! text's count is the sum of the counts of its pieces between those points. Prose repeats its words: counting each distinct
+//! piece once and remembering it turns the count of a book into one hash
+//! lookup per word, several times less work than encoding it (over-model-limit
+//! counts every chunk of a document; `stats` must stay near `chunk`'s time).
+//! `tests/word_counts.rs` checks the sums against whole encodes.
+
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How a tokenizer's text may be cut for counting, when its counts add up.
+#[derive(Debug, Clone)]
+pub struct Additive {
+    /// Distinguishes tokenizers in the per-thread memo.
+    id: u64,
+    /// The normalizer pads CJK ideographs with spaces (`handle_chinese_chars`).
+    split_cjk: bool,
+    /// The ASCII chars a word ends at: whitespace, and punctuation that no
+    /// added token holds (`[CLS]` in a text is one token, not three).
+    ascii_cuts: [bool; 128],
+    /// Pieces of ASCII letters and digits go straight to the WordPiece model
+    /// (lowercased when the normalizer lowercases), skipping the pipeline's
+    /// per-call cost: Some(lowercase) unless an added token could hide in one.
+    direct: Option<bool>,
+}
+
+/// Counts remembered per piece: more than this many per thread and the memo
+/// starts over (about 10 MB).
+const KEEP: usize = 1 << 18;
+/// Longer pieces (a URL, a line of base64) are counted, not remembered.
+const LONGEST_KEPT: usize = 256;
+
+thread_local! {
+    static MEMO: RefCell<(u64, FxHashMap<Box<str>, u32>)> = RefCell::new((0, FxHashMap::default()));
+}
+
+impl Additive {
+    /// `Some` when the tokenizer.json `json` describes a pipeline whose counts
+    /// add up over whitespace (and CJK ideographs): BertNormalizer (or none),
+    /// BertPreTokenizer, WordPiece, and no added token holding a cut point.
+    pub fn of(json: &serde_json::Value) -> Option<Additive> {
+        let kind = |key: &str| json.get(key).and_then(|v| v.get("type")).and_then(|t| t.as_str());
+        if kind("model") != Some("WordPiece") || kind("pre_tokenizer") != Some("BertPreTokenizer") {
+            return None;
+        }
+        let (split_cjk, lowercase) = match json.get("normalizer") {
+            None | Some(serde_json::Value::Null) => (false, false),
+            Some(n) if kind("normalizer") == Some("BertNormalizer") => {
+                let flag = |key| n.get(key).and_then(|v| v.as_bool()).unwrap_or(true);
+                (flag("handle_chinese_chars"), flag("lowercase"))
+            }
+            Some(_) => return None,
+        };
+        // Added tokens are matched in the raw text before anything else: a cut
+        // may not fall inside one.
+        let added: Vec<&str> = json
+            .get("added_tokens")
+            .and_then(|a| a.as_array())
+            .map(|a| a.iter().filter_map(|t| t.get("content").and_then(|c| c.as_str())).collect())
+            .unwrap_or_default();
+        let in_added = |c: char| added.iter().any(|t| t.contains(c));
+        let mut ascii_cuts = [false; 128];
+        for (b, cut) in ascii_cuts.iter_mut().enumerate() {
+            let c = char::from(b as u8);
+            *cut = is_space(c) || c.is_ascii_punctuation() && !in_added(c);
+        }
+        let holds_cut = |t: &&str| t.chars().any(|c| c.is_whitespace() || split_cjk && is_cjk_ideograph(c));
+        if added.iter().any(holds_cut) {
+            return None;
+        }
+        let direct = (!added.iter().any(|t| is_plain(t))).then_some(lowercase);
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Some(Additive { id: NEXT.fetch_add(1, Ordering::Relaxed), split_cjk, ascii_cuts, direct })
+    }
+
+    /// Whether the pipeline ends a word before (and after) `c`.
+    fn cuts_at(&self, c: char) -> bool {
+        match self.ascii_cuts.get(c as usize) {
+            Some(&cut) => cut,
+            None => is_space(c) || self.split_cjk && is_cjk_ideograph(c),
+        }
+    }
+
+    /// The tokens of `text` (no special tokens), `model` being the
+    /// tokenizer's WordPiece: the sum over its pieces, each distinct piece
+    /// counted once per thread, by `model` when it is plain ASCII, else by
+    /// `encode` (the whole pipeline).
+    pub fn count(&self, text: &str, model: &impl tokenizers::Model, encode: impl Fn(&str) -> usize) -> usize {
+        let count_piece = |piece: &str| match self.direct {
+            Some(lowercase) if is_plain(piece) => {
+                let tokens =
+                    if lowercase { model.tokenize(&piece.to_ascii_lowercase()) } else { model.tokenize(piece) };
+                tokens.map_or_else(|_| encode(piece), |t| t.len())
+            }
+            _ => encode(piece),
+        };
+        MEMO.with(|memo| {
+            let mut memo = memo.borrow_mut();
+            if memo.0 != self.id {
+                *memo = (self.id, FxHashMap::default());
+            }
+            let words = &mut memo.1;
+            let mut total = 0;
+            self.pieces(text, |piece| {
+                if piece.len() > LONGEST_KEPT {
+                    total += count_piece(piece);
+                    return;
+                }
+                total += match words.get(piece) {
+                    Some(&n) => n as usize,
+                    None => {
+                        let n = count_piece(piece);
+                        if words.len() >= KEEP {
+                            words.clear();
+                        }
+                        words.insert(piece.into(), n as u32);
+                        n
+                    }
+                }
+            });
+            total
+        })
+    }
+
+    /// Call `f` on each piece of `text`: the runs between cut points, and
+    /// each cut point that is not whitespace on its own.
+    fn pieces<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) {
+        let bytes = text.as_bytes();
+        let mut start = 0; // of the current run
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let (c, len) = if b < 0x80 {
+                if !self.ascii_cuts[b as usize] {
+                    i += 1;
+                    continue;
+                }
+                (b as char, 1)
+            } else {
+                let c = text[i..].chars().next().unwrap_or('\u{fffd}');
+                (c, c.len_utf8())
+            };
+            if self.cuts_at(c) {
+                if start < i {
+                    f(&text[start..i]);
+                }
+                if !is_space(c) {
+                    f(&text[i..i + len]);
+                }
+                start = i + len;
+            }
+            i += len;
+        }
+        if start < bytes.len() {
+            f(&text[start..]);
+        }
+    }
+}
+
+/// ASCII letters and digits only: nothing any normalizer step but
+/// lowercasing changes, no punctuation for the pre-tokenizer to isolate.
+fn is_plain(piece: &str) -> bool {
+    !piece.is_empty() && piece.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Whitespace that stays whitespace: BertNormalizer deletes control chars
+/// before it maps whitespace to spaces, so the control chars among the
+/// whitespace (vertical tab, form feed, U+0085) join their neighbours.
+fn is_space(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || c.is_whitespace() && !c.is_control()
+}
+
+/// The ideographs BertNormalizer pads with spaces (a subset of its list
+/// would do: a cut at fewer points is still exact; the full list is kept).
+fn is_cjk_ideograph(c: char) -> bool {
+    matches!(c as u32,
+        0x4E00..=0x9FFF
+        | 0x3400..=0x4DBF
+        | 0x20000..=0x2A6DF
+        | 0x2A700..=0x2B73F
+        | 0x2B740..=0x2B81F
+        | 0x2B920..=0x2CEAF
+        | 0xF900..=0xFAFF
+        | 0x2F800..=0x2FA1F)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bert() -> Additive {
+        let json = serde_json::json!({
+            "normalizer": {"type": "BertNormalizer", "handle_chinese_chars": true},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "model": {"type": "WordPiece"},
+            "added_tokens": [{"content": "[CLS]"}, {"content": "[SEP]"}],
+        });
+        Additive::of(&json).expect("a BERT pipeline adds up")
+    }
+
+    #[test]
+    fn pieces_are_the_runs_between_whitespace_and_each_ideograph() {
+        let mut seen = Vec::new();
+        bert().pieces(" ab\tc中文d\u{3000}e, [CLS]f g\u{85}h\u{b}i", |p| seen.push(p));
+        // U+0085 and the vertical tab are control chars the normalizer deletes.
+        assert_eq!(seen, ["ab", "c", "中", "文", "d", "e", ",", "[CLS]f", "g\u{85}h\u{b}i"]);
+    }
+
+    #[test]
+    fn counts_are_sums_of_remembered_pieces() {
+        let calls = std::cell::Cell::new(0);
+        let chars = |p: &str| {
+            calls.set(calls.get() + 1);
+            p.chars().count()
+        };
+        let a = Additive { direct: None, ..bert() };
+        let model = tokenizers::models::wordpiece::WordPiece::default();
+        assert_eq!(a.count("aa bb aa 中中", &model, chars), 8);
+        assert_eq!(calls.get(), 3, "aa, bb and 中 are each counted once");
+    }
+
+    #[test]
+    fn other_pipelines_and_added_tokens_with_spaces_do_not_add_up() {
+        let byte_level = serde_json::json!({"pre_tokenizer": {"type": "ByteLevel"}, "model": {"type": "BPE"}});
+        assert!(Additive::of(&byte_level).is_none());
+        let spaced = serde_json::json!({
+            "pre_tokenizer": {"type": "BertPreTokenizer"}, "model": {"type": "WordPiece"},
+            "added_tokens": [{"content": "new line"}],
+        });
+        assert!(Additive::of(&spaced).is_none());
+        let other_normalizer = serde_json::json!({
+            "normalizer": {"type": "Precompiled"},
+            "pre_tokenizer": {"type": "BertPreTokenizer"}, "model": {"type": "WordPiece"},
+        });
+        assert!(Additive::of(&other_normalizer).is_none());
+    }
+}

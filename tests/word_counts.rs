@@ -1,0 +1,142 @@
+//! A BERT-style tokenizer's count, summed over remembered pieces
+//! (src/word_counts.rs), must equal one whole encode of the text: on every
+//! corpus document cut into chunk-sized windows, and on random text built
+//! from what breaks naive splitting (added tokens written out, accents and
+//! combining marks, Hangul, CJK and its punctuation, every kind of space,
+//! control chars, words past WordPiece's 100-char limit).
+
+use chunktui::size::Tokenizer;
+use proptest::prelude::*;
+mod common;
+use common::{corpus_files, minilm_tokenizer, windows};
+
+/// Ours (summing pieces) and the crate's own, loaded once.
+fn tokenizers() -> &'static (Tokenizer, tokenizers::Tokenizer) {
+    static BOTH: std::sync::OnceLock<(Tokenizer, tokenizers::Tokenizer)> = std::sync::OnceLock::new();
+    BOTH.get_or_init(|| {
+        let path = minilm_tokenizer();
+        let mut whole = tokenizers::Tokenizer::from_file(&path).expect("tokenizer.json loads");
+        whole.with_truncation(None).expect("no truncation");
+        whole.with_padding(None);
+        (Tokenizer::load(&format!("hf:{}", path.display())).expect("loads"), whole)
+    })
+}
+
+/// (ours, one whole encode's).
+fn counts(text: &str) -> (usize, usize) {
+    let (ours, whole) = tokenizers();
+    (ours.count(text), whole.encode_fast(text, false).expect("encodes").get_ids().len())
+}
+
+#[test]
+fn sums_equal_whole_encodes_on_the_corpus() {
+    for file in corpus_files() {
+        let text = std::fs::read_to_string(&file.path).expect("corpus file reads");
+        for (range, window) in windows(&text, 3000, 40) {
+            let (ours, whole) = counts(window);
+            assert_eq!(ours, whole, "{} bytes {range:?}", file.name);
+        }
+    }
+}
+
+const PARTS: &[&str] = &[
+    "word",
+    "Word",
+    "WORDS",
+    "the",
+    "##ing",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "[UNK]",
+    "[PAD]",
+    "[",
+    "]",
+    "café",
+    "e\u{301}",
+    "naïve",
+    "한국어",
+    "中文",
+    "汉字",
+    "，",
+    "。",
+    "「",
+    "」",
+    "！",
+    "、",
+    "ｆｕｌｌ",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\u{a0}",
+    "\u{3000}",
+    "\u{2028}",
+    "\u{85}",
+    "\u{200b}",
+    "\u{1}",
+    "\u{7f}",
+    "\u{fffd}",
+    ".",
+    ",",
+    "'",
+    "\"",
+    "(",
+    ")",
+    "-",
+    "_",
+    "/",
+    "\\",
+    "@",
+    "#",
+    "$",
+    "%",
+    "^",
+    "&",
+    "*",
+    "+",
+    "=",
+    "~",
+    "`",
+    "|",
+    ";",
+    ":",
+    "?",
+    "!",
+    "<",
+    ">",
+    "{",
+    "}",
+    "1",
+    "42",
+    "3.14",
+    "😀",
+    "👩\u{200d}💻",
+    "𠀀",
+    "ß",
+    "İ",
+    "Σ",
+    "ς",
+    "ﬁ",
+    "Ⅻ",
+    "x",
+];
+
+fn text_of(picks: &[usize], long_word: bool) -> String {
+    let mut text: String = picks.iter().map(|&i| PARTS[i % PARTS.len()]).collect();
+    if long_word {
+        text.push_str(&"abc".repeat(40)); // over WordPiece's 100 chars: one [UNK]
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #[test]
+    fn sums_equal_whole_encodes_on_random_text(picks in proptest::collection::vec(0usize..1000, 0..60), long_word: bool) {
+        let text = text_of(&picks, long_word);
+        let (ours, whole) = counts(&text);
+        prop_assert_eq!(ours, whole, "{:?}", text);
+    }
+}
