@@ -112,3 +112,28 @@ fn lint_exits_1_on_findings_0_when_clean_2_on_a_bad_config() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("unknown rule 'tiny'") && stderr.contains("tiny-fragment"), "{stderr}");
 }
+
+#[test]
+fn no_lint_and_a_config_switch_leave_the_numbers_and_skip_the_rules() {
+    let d = Dir::new();
+    let f = d.write("guide.md", DOC.as_bytes());
+    let off = d.write("off.toml", b"version = 1\n[lint]\nenabled = false\n");
+    let linted = run(&["stats", &f, "--json", "--size", "60", "--overlap", "0"]);
+    let linted: Value = serde_json::from_str(&stdout(&linted)).expect("JSON");
+    assert!(!linted["lint_findings"].as_array().expect("findings").is_empty(), "this document has findings");
+    for args in [vec!["--no-lint"], vec!["--config", off.as_str()]] {
+        let mut all = vec!["stats", f.as_str(), "--json", "--size", "60", "--overlap", "0"];
+        all.extend(&args);
+        let out = run(&all);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        assert_eq!(v["lint_findings"], serde_json::json!([]), "{args:?}");
+        assert_eq!(v["lint"], serde_json::json!({}), "{args:?}");
+        assert_eq!(v["chunks"], linted["chunks"], "{args:?}: the same numbers");
+        let table = run(&all.iter().copied().filter(|a| *a != "--json").collect::<Vec<_>>());
+        assert!(stdout(&table).contains("lint          off"), "{args:?}: {}", stdout(&table));
+    }
+    // `chunktui lint` is asked to lint: the switch does not silence it.
+    let lint = run(&["lint", &f, "--size", "60", "--overlap", "0", "--config", &off]);
+    assert_eq!(lint.status.code(), Some(1), "{}", String::from_utf8_lossy(&lint.stderr));
+}

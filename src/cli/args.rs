@@ -228,6 +228,9 @@ pub struct StatsCmd {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Leave out the lint section (as `[lint] enabled = false` in a config): the numbers only.
+    #[arg(long)]
+    pub no_lint: bool,
 }
 
 #[derive(Args, Debug)]

@@ -439,24 +439,32 @@ fn stats(cmd: StatsCmd) -> Result<()> {
     let file = cmd.files[0].clone();
     let (config, doc, chunker) = prepare(&cmd.flags, &file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
+    let linting = !cmd.no_lint && config.lint.enabled;
     let (s, lint, seconds) = if chunker.streams() {
         // Numbers and lint as the chunks are cut, the list never held: a
         // large file cut small makes more chunks than bytes. The time
         // includes counting them.
-        let opts = super::lint::Report::options(&config, &doc)?;
-        let (mut numbers, mut lint) = (StatsBuilder::new(&doc.text, limit), LintStream::new(&doc.text, &opts));
+        let opts = if linting { Some(super::lint::Report::options(&config, &doc)?) } else { None };
+        let mut numbers = StatsBuilder::new(&doc.text, limit);
+        let mut lint = opts.as_ref().map(|o| LintStream::new(&doc.text, o));
         let started = std::time::Instant::now();
         chunker.chunk_document_each(&doc, &mut |c| {
             numbers.add(&c);
-            lint.push(c);
+            if let Some(l) = &mut lint {
+                l.push(c);
+            }
         })?;
         let seconds = started.elapsed().as_secs_f64();
-        (numbers.finish(), super::lint::Report::of(&doc, lint.finish(), &opts), seconds)
+        let lint = match (lint, &opts) {
+            (Some(l), Some(o)) => super::lint::Report::of(&doc, l.finish(), o),
+            _ => super::lint::Report::off(),
+        };
+        (numbers.finish(), lint, seconds)
     } else {
         let started = std::time::Instant::now();
         let chunks = chunker.chunk_document(&doc)?;
         let seconds = started.elapsed().as_secs_f64();
-        let lint = super::lint::Report::new(&config, &doc, &chunks)?;
+        let lint = if linting { super::lint::Report::new(&config, &doc, &chunks)? } else { super::lint::Report::off() };
         (Stats::compute(&chunks, &doc.text, limit), lint, seconds)
     };
     let text = if cmd.json {

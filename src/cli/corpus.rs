@@ -266,13 +266,14 @@ struct FileStats {
     sizes: Vec<usize>,
 }
 
-fn stats_one(flags: &ChunkFlags, file: &Path) -> Result<std::result::Result<FileStats, String>> {
+fn stats_one(flags: &ChunkFlags, file: &Path, no_lint: bool) -> Result<std::result::Result<FileStats, String>> {
     let (config, doc, chunks) = match load_and_chunk(flags, file)? {
         Ok(done) => done,
         Err(why) => return Ok(Err(why)),
     };
     let limit = config.strategy.promises_size_limit().then_some(config.size);
-    let report = super::lint::Report::new(&config, &doc, &chunks)?;
+    let linting = !no_lint && config.lint.enabled;
+    let report = if linting { super::lint::Report::new(&config, &doc, &chunks)? } else { super::lint::Report::off() };
     Ok(Ok(FileStats {
         file: file.display().to_string(),
         bytes: doc.text.len(),
@@ -291,7 +292,7 @@ pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
         crate::input::set_document_limit_mb(mb)?;
     }
     let files = expand(&cmd.files)?;
-    let results = map_files(&files, jobs(&cmd.flags, None), |f| stats_one(&cmd.flags, f))?;
+    let results = map_files(&files, jobs(&cmd.flags, None), |f| stats_one(&cmd.flags, f, cmd.no_lint))?;
     let mut done = Vec::new();
     for (file, result) in files.iter().zip(results) {
         match result {

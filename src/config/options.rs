@@ -246,11 +246,14 @@ pub struct CodeOptions {
     pub language: Option<String>,
 }
 
-/// Chunk lint (see [`crate::lint`]): which rules report, and the model
-/// limit over-model-limit holds chunks to.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+/// Chunk lint (see [`crate::lint`]): whether `stats` lints, which rules
+/// report, and the model limit over-model-limit holds chunks to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LintOptions {
+    /// `false`: `chunktui stats` and the workbench do not lint (as
+    /// `stats --no-lint`); `chunktui lint` still does, being asked to.
+    pub enabled: bool,
     /// Rules switched off, by name: mid-sentence, split-fence, split-table,
     /// orphan-heading, tiny-fragment, over-model-limit.
     pub off: Vec<String>,
@@ -259,6 +262,12 @@ pub struct LintOptions {
     /// default model's (256).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<usize>,
+}
+
+impl Default for LintOptions {
+    fn default() -> Self {
+        LintOptions { enabled: true, off: Vec::new(), max_tokens: None }
+    }
 }
 
 /// The LLM endpoint the LLM strategies and `eval --generate/--judge` use

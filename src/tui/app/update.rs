@@ -45,7 +45,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
                     p.shown_rev = rev;
                     clamp_selection(m);
                     let mut cmds = crate::tui::features::probe::after_chunks(m, pane);
-                    cmds.push(crate::tui::features::lint::request(m, pane));
+                    cmds.extend(crate::tui::features::lint::request(m, pane));
                     return cmds;
                 }
                 Err(e) => {
