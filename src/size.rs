@@ -116,7 +116,10 @@ impl Tokenizer {
     /// Count the tokens of a string on its own (no special tokens). Counts
     /// of longer strings are remembered.
     pub fn count(&self, text: &str) -> usize {
-        if text.len() >= count_memo::MIN_BYTES {
+        // A BERT-style count is already a lookup per word: hashing the whole
+        // text for the shared memo (a lock per call) would cost as much.
+        let additive = matches!(self, Tokenizer::HuggingFace { additive: Some(_), .. });
+        if !additive && text.len() >= count_memo::MIN_BYTES {
             return count_memo::get_or_count(self.name(), text, || self.count_now(text));
         }
         self.count_now(text)
