@@ -85,8 +85,10 @@ pub fn items(text: &str, language: &str) -> Vec<(&'static str, std::ops::Range<u
 pub fn split_items(text: &str, language: &str, chunks: &[Chunk], checker: &Checker<'_>, size: usize) -> Vec<String> {
     let mut split = Vec::new();
     for (kind, item) in items(text, language) {
-        // A node from error recovery may end in whitespace, which chunks leave out.
-        let item = item.start..item.start + text[item.clone()].trim_end().len();
+        // A node from error recovery may begin or end in whitespace, which chunks leave out.
+        let body = &text[item.clone()];
+        let start = item.start + (body.len() - body.trim_start().len());
+        let item = start..start + body.trim().len();
         let whole = chunks.iter().any(|c| c.range.start <= item.start && item.end <= c.range.end);
         if !whole && checker.index.size(item.clone()) <= size {
             let head: String = text[item.clone()].chars().take(60).collect();
