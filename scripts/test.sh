@@ -87,6 +87,11 @@ if [ $# -eq 0 ]; then
     echo "test.sh: WARNING: rustfmt or clippy is missing (rustup component add rustfmt clippy): style checks NOT run" >&2
   fi
 fi
+# Property tests draw from one fixed seed here, so a run is repeatable and a
+# red CI can be replayed exactly; hunt with another seed (or more cases:
+# PROPTEST_CASES) by setting PROPTEST_RNG_SEED yourself. Cases that once
+# failed stay in tests/proptest-regressions and always run first.
+export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261202}"
 cargo test --locked --all-features "$@"
 
 # The Python side (only for a whole run): typed (mypy --strict, mypy.ini) and
