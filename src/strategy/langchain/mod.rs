@@ -21,9 +21,13 @@
 //! - [`markdown`]. `MarkdownHeaderTextSplitter`.
 
 pub mod markdown;
+mod search;
 pub mod semantic;
 pub mod split;
 pub mod token;
+
+pub(crate) use search::bytes_eq;
+use search::{find_from, GramIndex};
 
 use super::OptionKnob;
 use crate::chunk::Chunk;
@@ -158,67 +162,6 @@ impl<'t> CpCursor<'t> {
     }
 }
 
-/// `text.find(needle, from_byte)` in bytes. `natural` is where the needle is
-/// known to occur verbatim (a slice chunk): when it lies a short way after
-/// `from_byte`, scan that window with memchr instead of building a full
-/// substring searcher for every chunk.
-fn find_from(text: &str, needle: &str, from_byte: usize, natural: Option<usize>) -> Option<usize> {
-    let (hay, pat) = (text.as_bytes(), needle.as_bytes());
-    let first = *pat.first()?;
-    if let Some(nat) = natural.filter(|&n| n >= from_byte && n - from_byte <= 8192) {
-        let mut at = from_byte;
-        while let Some(i) = memchr::memchr(first, &hay[at..=nat]) {
-            let p = at + i;
-            if bytes_eq(&hay[p..(p + pat.len()).min(hay.len())], pat) {
-                return Some(p);
-            }
-            at = p + 1;
-        }
-        unreachable!("the needle occurs at its natural position");
-    }
-    // Known to occur at `natural`: no need to look further than that.
-    let end = natural.filter(|&n| n >= from_byte).map_or(hay.len(), |n| n + pat.len());
-    find_long(&hay[from_byte..end], pat).map(|at| from_byte + at)
-}
-
-/// `memmem::find`, for needles that may be long (LangChain chunks are
-/// kilobytes): building a two-way searcher costs time proportional to the
-/// needle, once per chunk. Search for a short prefix and check the rest; a
-/// prefix that keeps matching (repetitive text) hands over to the two-way
-/// search, which stays linear.
-fn find_long(hay: &[u8], pat: &[u8]) -> Option<usize> {
-    const PREFIX: usize = 32;
-    const TRIES: usize = 16;
-    if pat.len() <= PREFIX {
-        return memchr::memmem::find(hay, pat);
-    }
-    let finder = memchr::memmem::Finder::new(&pat[..PREFIX]);
-    let last = hay.len().checked_sub(pat.len())?;
-    let mut at = 0;
-    for _ in 0..TRIES {
-        if at > last {
-            return None;
-        }
-        let p = at + finder.find(&hay[at..=last + PREFIX - 1])?;
-        if hay[p + PREFIX..p + pat.len()] == pat[PREFIX..] {
-            return Some(p);
-        }
-        at = p + 1;
-    }
-    memchr::memmem::find(&hay[at..], pat).map(|p| at + p)
-}
-
-/// Slice equality that settles short or early-differing slices without a
-/// `memcmp` call (most candidates differ in their first bytes).
-#[inline]
-pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let head = a.len().min(8);
-    a[..head] == b[..head] && (a.len() <= 8 || a[head..] == b[head..])
-}
-
 /// Places chunks one at a time, as the splitters make them, the way
 /// `TextSplitter.create_documents(add_start_index=True)` does: `index =
 /// text.find(chunk, max(0, index + previous_chunk_len - chunk_overlap))`, all
@@ -241,6 +184,8 @@ pub struct Placer<'t, 'l> {
     /// does not, such a chunk is not found anywhere. Knowing that spares a
     /// search through the rest of the text for every such window.
     replacement_in_text: Option<bool>,
+    /// The text's gram index, once a search had to look far.
+    grams: Option<std::sync::Arc<GramIndex>>,
 }
 
 impl<'t, 'l> Placer<'t, 'l> {
@@ -253,6 +198,7 @@ impl<'t, 'l> Placer<'t, 'l> {
             index: 0,
             previous_len: 0,
             replacement_in_text: None,
+            grams: None,
         }
     }
 
@@ -267,7 +213,7 @@ impl<'t, 'l> Placer<'t, 'l> {
         };
         let found = if from < self.cursor.total_cp && !text_lacks(s, &mut self.replacement_in_text) {
             let from_byte = self.cursor.byte_of(from);
-            find_from(text, s, from_byte, raw.text.is_none().then_some(raw.range.start))
+            find_from(text, s, from_byte, raw.text.is_none().then_some(raw.range.start), &mut self.grams)
         } else {
             None
         };
@@ -386,26 +332,6 @@ mod tests {
         assert_eq!(chunks[2].meta.fields, [("Header 1".into(), "One".into()), ("Header 3".into(), "Three".into())]);
         assert_eq!(chunks[2].meta.headings, ["One", "Three"]);
         assert_eq!(&text[chunks[2].range.clone()], "deep\n\nmore");
-    }
-
-    #[test]
-    fn find_long_finds_the_first_occurrence_like_memmem() {
-        let hay = format!("{}{}", "ab".repeat(40), "abc".repeat(30)).into_bytes();
-        for len in [1, 31, 32, 33, 40, 64, 90] {
-            for start in (0..hay.len() - len).step_by(7) {
-                let pat = &hay[start..start + len];
-                for from in [0, 1, 5, start / 2] {
-                    assert_eq!(
-                        find_long(&hay[from..], pat),
-                        memchr::memmem::find(&hay[from..], pat),
-                        "{len} {start} {from}"
-                    );
-                }
-            }
-        }
-        assert_eq!(find_long(b"short", &[b'x'; 40]), None);
-        let hay = format!("{}b", "a".repeat(500));
-        assert_eq!(find_long(hay.as_bytes(), format!("{}b", "a".repeat(40)).as_bytes()), Some(460));
     }
 
     #[test]
