@@ -42,6 +42,6 @@ def _point_at_onnxruntime() -> None:
 
 _point_at_onnxruntime()
 
-from ._chunktui import Chunk, Chunker, ModelError, __version__, strategies  # noqa: E402
+from ._chunktui import Chunk, Chunker, ModelError, __version__, llm_strategies, strategies  # noqa: E402
 
-__all__ = ["Chunk", "Chunker", "ModelError", "__version__", "strategies"]
+__all__ = ["Chunk", "Chunker", "ModelError", "__version__", "llm_strategies", "strategies"]

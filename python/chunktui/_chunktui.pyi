@@ -96,4 +96,7 @@ class Chunker:
 def strategies() -> list[tuple[str, bool]]:
     """Every strategy's name and whether it needs an embedding model."""
 
+def llm_strategies() -> list[str]:
+    """The strategies that ask an LLM endpoint (`llm.url`, `llm.model`)."""
+
 def _chunker_from_json(json: str) -> Chunker: ...

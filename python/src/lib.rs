@@ -162,12 +162,19 @@ fn strategies() -> Vec<(&'static str, bool)> {
     StrategyKind::ALL.iter().map(|k| (k.name(), k.needs_model())).collect()
 }
 
+/// The strategies that ask an LLM endpoint (`llm.url`, `llm.model`).
+#[pyfunction]
+fn llm_strategies() -> Vec<&'static str> {
+    StrategyKind::ALL.iter().filter(|k| k.needs_llm()).map(|k| k.name()).collect()
+}
+
 #[pymodule]
 fn _chunktui(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyChunker>()?;
     m.add_class::<PyChunk>()?;
     m.add("ModelError", m.py().get_type::<ModelError>())?;
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
+    m.add_function(wrap_pyfunction!(llm_strategies, m)?)?;
     m.add_function(wrap_pyfunction!(_chunker_from_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

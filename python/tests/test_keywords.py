@@ -42,7 +42,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
         "strip_headers": False,
         "strip_whitespace": False,
     },
-    "lint": {"max_tokens": 900, "off": ["tiny-fragment"]},
+    "lint": {"enabled": False, "max_tokens": 900, "off": ["tiny-fragment"]},
     "markdown": {"levels": [1, 2]},
     "recursive": {"is_regex": True, "preset": "chinese", "separators": ["\n\n", " "]},
     "semantic": {

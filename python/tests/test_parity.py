@@ -19,7 +19,10 @@ import pytest
 import chunktui
 from pkgtest import REPO, chunktui_bin, cli_records, corpus_files, read
 
-NON_MODEL = [name for name, needs_model in chunktui.strategies() if not needs_model]
+# The LLM strategies are checked against a real server in test_llm.py.
+NON_MODEL = [
+    name for name, needs_model in chunktui.strategies() if not needs_model and name not in chunktui.llm_strategies()
+]
 
 
 def python_records(chunker: chunktui.Chunker, text: str) -> list[dict[str, Any]]:
@@ -29,6 +32,7 @@ def python_records(chunker: chunktui.Chunker, text: str) -> list[dict[str, Any]]
 def test_the_table_has_model_and_non_model_strategies() -> None:
     names = [name for name, _ in chunktui.strategies()]
     assert "recursive" in NON_MODEL and "semantic" in names and "semantic" not in NON_MODEL
+    assert {"llm", "propositions", "agentic"} <= set(chunktui.llm_strategies()) <= set(names)
 
 
 @pytest.mark.parametrize("strategy", NON_MODEL)
