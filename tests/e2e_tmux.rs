@@ -74,7 +74,7 @@ fn require_tmux() {
 /// The chunk count in the header, once chunking has settled.
 fn settled_count(screen: &str) -> Option<usize> {
     let header = screen.lines().next()?;
-    if header.contains("chunking") {
+    if header.contains("counting") || header.contains("embedding") {
         return None;
     }
     Regex::new(r"(\d+) chunks?\b").unwrap().captures(header)?[1].parse().ok()

@@ -302,7 +302,7 @@ fn workbench_chunks_html_and_reloads_it() {
     fn run(m: &mut Model, cmds: Vec<Cmd>) {
         let mut queue = cmds;
         while let Some(cmd) = queue.pop() {
-            if let Cmd::Rechunk { pane, rev, config, text, structure } = cmd {
+            if let Cmd::Rechunk { pane, rev, config, text, structure, .. } = cmd {
                 let result = chunk_structured_now(&config, &text, structure.as_deref()).map(|(c, s)| (Arc::new(c), s));
                 queue.extend(update(m, Msg::Chunked { pane, rev, result }));
             }

@@ -96,7 +96,14 @@ pub fn answer(cmd: Cmd) -> Vec<Msg> {
     let cut = |config: &ChunkConfig, text: &str| chunk_now(config, text).map(|(c, s)| (Arc::new(c), s));
     let without_model = |config: &ChunkConfig| ChunkConfig { strategy: StrategyKind::Recursive, ..config.clone() };
     match cmd {
-        Cmd::Rechunk { pane, rev, config, text, .. } => vec![Msg::Chunked { pane, rev, result: cut(&config, &text) }],
+        Cmd::Rechunk { pane, rev, config, text, .. } => {
+            // The chunker reports the first chunks of a long cut early: half of them, here.
+            let result = cut(&config, &text);
+            let part = result.as_ref().ok().map(|(c, _)| Arc::new(c[..c.len() / 2].to_vec()));
+            let mut msgs: Vec<Msg> = part.map(|chunks| Msg::ChunkedPart { pane, rev, chunks }).into_iter().collect();
+            msgs.push(Msg::Chunked { pane, rev, result });
+            msgs
+        }
         Cmd::Recut { pane, rev, config, text, .. } => {
             vec![Msg::Chunked { pane, rev, result: cut(&without_model(&config), &text) }]
         }
@@ -145,6 +152,10 @@ pub fn check(m: &Model) -> Result<(), String> {
         if !fits(&p.chunks, &m.text) {
             let last = p.chunks.last().map(|c| c.range.clone());
             return Err(format!("pane {i} holds chunks outside the text ({} bytes), last {last:?}", m.text.len()));
+        }
+        // The first chunks of a cut still running are drawn: they too belong to this text.
+        if !fits(p.drawn_chunks(), &m.text) {
+            return Err(format!("pane {i} draws chunks outside the text ({} bytes)", m.text.len()));
         }
         if p.chunks_doc != m.doc_rev {
             return Err(format!(

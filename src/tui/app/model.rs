@@ -35,6 +35,10 @@ pub struct Pane {
     /// Every chunk of the result (all levels of a hierarchical cut; else
     /// the same list as `chunks`). What the chunks export writes.
     pub all_chunks: Arc<Vec<Chunk>>,
+    /// The first chunks of request `rev` while the rest is being cut
+    /// ([`crate::tui::app::msg::Msg::ChunkedPart`]): the document pane
+    /// draws them; counts and lists wait for the whole result.
+    pub part: Option<(u64, Arc<Vec<Chunk>>)>,
     /// The level of a hierarchical cut on screen (0 = the largest; see [`crate::tui::features::levels`]).
     pub level: u8,
     pub stats: Stats,
@@ -63,6 +67,7 @@ impl Pane {
             chunks_doc: 0,
             chunks: Arc::new(Vec::new()),
             all_chunks: Arc::new(Vec::new()),
+            part: None,
             level: 0,
             stats: Stats::default(),
             tokens: None,
@@ -79,11 +84,21 @@ impl Pane {
         self.shown_rev != self.rev && self.error.is_none()
     }
 
+    /// The chunks the document pane draws: the first chunks of the newest
+    /// request while it is being cut, else the chunks on screen.
+    pub fn drawn_chunks(&self) -> &[Chunk] {
+        match &self.part {
+            Some((rev, part)) if *rev == self.rev && self.pending() => part,
+            _ => &self.chunks,
+        }
+    }
+
     /// Forget everything computed from the previous text (the new chunks
     /// are requested right after).
     pub fn forget_chunks(&mut self, doc_rev: u64) {
         self.chunks = Arc::new(Vec::new());
         self.all_chunks = Arc::new(Vec::new());
+        self.part = None;
         self.chunks_doc = doc_rev;
         self.stats = Stats::default();
         self.tokens = None;

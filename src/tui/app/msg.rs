@@ -32,6 +32,14 @@ pub enum Msg {
         rev: u64,
         result: Result<(Arc<Vec<Chunk>>, Stats), String>,
     },
+    /// The first chunks of a request, in text order, through the part of
+    /// the text on screen: drawn while the rest is still being cut. Exactly
+    /// the result's first chunks (the same pass, delivered early).
+    ChunkedPart {
+        pane: usize,
+        rev: u64,
+        chunks: Arc<Vec<Chunk>>,
+    },
     /// Standalone token counts of a pane's chunks under its tokenizer.
     TokensCounted {
         pane: usize,
@@ -135,6 +143,9 @@ pub enum Cmd {
         text: Arc<str>,
         /// HTML and PDF: the structure of `text`, for the html strategy and chunk metadata.
         structure: Option<Arc<crate::extract::Structure>>,
+        /// The bytes on screen: a strategy that cuts in text order reports
+        /// the chunks through them first ([`Msg::ChunkedPart`]).
+        first: Option<std::ops::Range<usize>>,
     },
     /// Embed for a model strategy (on the embedding thread). `key` is set
     /// for re-cut strategies (the result is an analysis), None for a whole

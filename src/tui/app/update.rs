@@ -39,6 +39,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
                     let (doc_rev, text) = (m.doc_rev, m.text.clone());
                     let p = &mut m.panes[pane];
                     p.all_tokens = None;
+                    p.part = None;
                     crate::tui::features::levels::take(p, chunks, stats, &text);
                     p.chunks_doc = doc_rev;
                     p.error = None;
@@ -53,6 +54,13 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
                     p.error = Some(e.clone());
                     set_error(m, e);
                 }
+            }
+            vec![]
+        }
+        Msg::ChunkedPart { pane, rev, chunks } => {
+            let waits = crate::tui::features::reload::is_current(m, pane, rev) && m.panes[pane].pending();
+            if waits && crate::tui::features::reload::fits(&chunks, &m.text) {
+                m.panes[pane].part = Some((rev, chunks));
             }
             vec![]
         }
@@ -153,6 +161,7 @@ fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
         config: p.config.clone(),
         text: m.text.clone(),
         structure: m.structure.clone(),
+        first: semantic::on_screen(m),
     })
 }
 

@@ -131,12 +131,12 @@ pub fn request(m: &mut Model, pane: usize) -> Option<Cmd> {
     Some(Cmd::Embed { pane, id, rev, key, config, text: m.text.clone(), cancel, first })
 }
 
-/// Documents at least this long embed what is on screen first.
+/// Documents at least this long embed (or cut) what is on screen first.
 pub const FIRST_PART_BYTES: usize = 16 * 1024;
 
 /// The bytes on screen and a screen below, for a document long enough that
 /// embedding them first is worth it.
-fn on_screen(m: &Model) -> Option<std::ops::Range<usize>> {
+pub fn on_screen(m: &Model) -> Option<std::ops::Range<usize>> {
     if m.text.len() < FIRST_PART_BYTES || m.layout.is_empty() {
         return None;
     }

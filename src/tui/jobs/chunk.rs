@@ -1,5 +1,8 @@
 //! The chunker's jobs: cut a pane's text (or re-cut it from a cached
-//! analysis), then hand the chunks to the token counter.
+//! analysis), then hand the chunks to the token counter. A strategy that
+//! cuts in text order reports the chunks through the screen as soon as it
+//! has them, then goes on with the rest: the user sees the new cut where
+//! they look long before a large document is done.
 
 use super::count::CountReq;
 use super::{Reply, Worker};
@@ -22,6 +25,8 @@ pub struct ChunkReq {
     pub structure: Option<Arc<Structure>>,
     /// Re-cut from this analysis (and re-size it first when true).
     pub analysis: Option<(Arc<SemanticAnalysis>, bool)>,
+    /// The bytes on screen, reported first when the strategy streams.
+    pub first: Option<std::ops::Range<usize>>,
 }
 
 /// Chunk one request: what the chunker thread does (the bench calls it too).
@@ -44,8 +49,41 @@ fn chunk_with(
     structure: Option<&Structure>,
     ctl: Control<'_>,
 ) -> Result<(Vec<Chunk>, Stats), String> {
+    chunk_streaming(config, text, structure, ctl, None)
+}
+
+/// The chunks through `first.end` of a strategy that streams, handed to
+/// `part` once the next chunk starts past it (then the rest is cut).
+type FirstPart<'a> = (std::ops::Range<usize>, &'a mut dyn FnMut(&[Chunk]));
+
+/// [`chunk_with`], reporting the first part to `first` when the strategy
+/// cuts in text order: the same pass, so the part is exactly the result's
+/// first chunks.
+fn chunk_streaming(
+    config: &ChunkConfig,
+    text: &str,
+    structure: Option<&Structure>,
+    ctl: Control<'_>,
+    first: Option<FirstPart<'_>>,
+) -> Result<(Vec<Chunk>, Stats), String> {
     let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
-    let chunks = chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?;
+    let plain = !config.strategy.needs_model() && !config.strategy.needs_llm();
+    let chunks = match first {
+        Some((screen, part)) if plain && chunker.streams() => {
+            let mut chunks = Vec::new();
+            let mut sent = false;
+            let mut emit = |c: Chunk| {
+                if !sent && c.range.start >= screen.end {
+                    sent = true;
+                    part(&chunks);
+                }
+                chunks.push(c);
+            };
+            chunker.chunk_each_in(text, structure, None, ctl, &mut emit).map_err(|e| e.to_string())?;
+            chunks
+        }
+        _ => chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?,
+    };
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let stats = Stats::compute(&chunks, text, limit);
     Ok((chunks, stats))
@@ -65,7 +103,12 @@ pub fn run(req: ChunkReq, reply: &Reply, counter: &Worker<CountReq>) {
             let llm = req.config.strategy.needs_llm() || !req.config.llm.enrich.is_empty();
             let none = |_: usize, _: usize| {};
             let ctl = Control::new(if llm { &progress } else { &none }, Some(reply.cancel_flag()));
-            chunk_with(&req.config, &req.text, req.structure.as_deref(), ctl)
+            let (pane, rev) = (req.pane, req.rev);
+            let mut part = |chunks: &[Chunk]| {
+                reply.send(Msg::ChunkedPart { pane, rev, chunks: Arc::new(chunks.to_vec()) });
+            };
+            let first = req.first.clone().map(|screen| (screen, &mut part as &mut dyn FnMut(&[Chunk])));
+            chunk_streaming(&req.config, &req.text, req.structure.as_deref(), ctl, first)
         }
     };
     let result = result.map(|(chunks, stats)| (Arc::new(chunks), stats));

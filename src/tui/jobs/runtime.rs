@@ -90,13 +90,14 @@ impl Runtime {
 
     pub fn exec(&self, cmd: Cmd) {
         match cmd {
-            Cmd::Rechunk { pane, rev, config, text, structure } => {
-                let req = ChunkReq { pane, rev, config, text, structure, analysis: None };
+            Cmd::Rechunk { pane, rev, config, text, structure, first } => {
+                let req = ChunkReq { pane, rev, config, text, structure, analysis: None, first };
                 self.chunker.submit(pane as u64, req);
             }
             Cmd::Recut { pane, rev, config, text, analysis, resize } => {
                 let analysis = Some((analysis, resize));
-                self.chunker.submit(pane as u64, ChunkReq { pane, rev, config, text, structure: None, analysis });
+                let req = ChunkReq { pane, rev, config, text, structure: None, analysis, first: None };
+                self.chunker.submit(pane as u64, req);
             }
             Cmd::Embed { pane, id, rev, key, config, text, cancel, first } => {
                 let req = EmbedReq { pane, id, rev, key, config, text, cancel: cancel.clone(), first };

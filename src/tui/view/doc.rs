@@ -87,7 +87,7 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     }
     let text: &str = &m.text;
     let layout = &m.layout;
-    let chunks: &[Chunk] = &m.panes[pane].chunks;
+    let chunks: &[Chunk] = m.panes[pane].drawn_chunks();
     let gw = gutter_width(area.width);
     let first = layout.start_of(m.top);
     let mut cover = CoverCursor::new(chunks, first);

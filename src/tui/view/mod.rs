@@ -179,20 +179,22 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// "N chunks" for a pane, with a marker while a new set is being computed.
+/// "N chunks" for a pane, or what it is doing while a new set is being
+/// computed: the old count is never shown as if it were the new one.
 pub fn chunk_count(m: &Model, p: usize) -> String {
     let pane = &m.panes[p];
-    let doing = if pane.sem.job.is_some() { "embedding" } else { "chunking" };
-    // Nothing to count yet: at start, and after a reload emptied the chunks.
-    if (pane.shown_rev == 0 || pane.chunks.is_empty() && pane.pending()) && pane.error.is_none() {
-        return format!("{doing}…");
+    if counting(m, p) {
+        return if pane.sem.job.is_some() { "embedding…" } else { "counting…" }.to_string();
     }
     let n = pane.chunks.len();
-    let mut s = format!("{n} chunk{}", if n == 1 { "" } else { "s" });
-    if pane.pending() {
-        s.push_str(&format!(" ({doing})"));
-    }
-    s
+    format!("{n} chunk{}", if n == 1 { "" } else { "s" })
+}
+
+/// A pane's numbers are not those of its settings yet: its chunks are being
+/// cut (the document pane may already draw the first of them).
+pub fn counting(m: &Model, p: usize) -> bool {
+    let pane = &m.panes[p];
+    (pane.shown_rev == 0 || pane.pending()) && pane.error.is_none()
 }
 
 pub fn settings_summary(m: &Model, p: usize) -> String {

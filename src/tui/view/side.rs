@@ -83,6 +83,10 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     let s: &Stats = &pane.stats;
     let unit = pane.config.unit;
     let mut first = vec![Span::styled(super::chunk_count(m, p), theme.accent)];
+    if super::counting(m, p) {
+        // Sizes, lint and the rest wait for the whole result.
+        return vec![Line::from(first)];
+    }
     if !pane.chunks.is_empty() {
         first.push(Span::styled(format!(" · sizes in {unit}"), theme.text));
     }
@@ -128,6 +132,9 @@ pub fn stats(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let n = lines.len() as u16;
     Paragraph::new(lines).render(inner, buf);
     let below = Rect { y: inner.y + n, height: inner.height.saturating_sub(n), ..inner };
+    if super::counting(m, p) {
+        return;
+    }
     if m.panes[p].config.embed_text.enabled {
         embedded_as(m, p, theme, below, buf);
     } else {
@@ -168,7 +175,7 @@ fn embedded_as(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer)
 /// Chunk sizes as a sparkline over [0, max], with the axis ends labelled.
 fn histogram(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let chunks = &m.panes[p].chunks;
-    if area.height == 0 || area.width < 10 || chunks.is_empty() {
+    if area.height == 0 || area.width < 10 || chunks.is_empty() || super::counting(m, p) {
         return;
     }
     let label = format!("{}", m.panes[p].stats.max);
@@ -226,6 +233,10 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     }
     head.push_str("  ovl text");
     buf.set_stringn(inner.x, inner.y, head, inner.width as usize, theme.dim.add_modifier(Modifier::UNDERLINED));
+    if super::counting(m, m.active) {
+        buf.set_stringn(inner.x + 1, inner.y + 1, super::chunk_count(m, m.active), inner.width as usize, theme.dim);
+        return;
+    }
     let rows = inner.height.saturating_sub(1) as usize;
     let order = probe::list_order(m);
     let off = list_offset(m, &order, rows);

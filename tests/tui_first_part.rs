@@ -1,0 +1,115 @@
+//! Screen first: after a change, a strategy that cuts in text order shows
+//! the chunks on screen before the rest of a long document is cut. Driven
+//! through the real chunker thread with the screen in the middle of the
+//! document. The part is exactly the result's first chunks (the same pass,
+//! delivered early), reaches past the screen, is drawn while the header
+//! and panels say "counting…", and the whole result is what `chunktui
+//! chunk` gives.
+
+mod common;
+
+use chunktui::chunk::Chunk;
+use chunktui::config::{ChunkConfig, StrategyKind, Unit};
+use chunktui::document::{DocKind, Document};
+use chunktui::tui::app::model::Model;
+use chunktui::tui::app::msg::Msg;
+use chunktui::tui::app::update::{start, update};
+use chunktui::tui::jobs::runtime::Runtime;
+use chunktui::tui::view;
+use chunktui::Chunker;
+use ratatui::layout::Rect;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A long Markdown document: English, then Chinese.
+fn document() -> Document {
+    let read = |name: &str, bytes: usize| {
+        let text = std::fs::read_to_string(common::corpus_file(name)).expect("corpus file");
+        let cut = (0..=bytes.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        text[..cut].to_string()
+    };
+    let text = format!("{}\n\n{}", read("en_rust_book.md", 150_000), read("zh_rust_book.md", 150_000));
+    let mut doc = Document::from_text(&text, DocKind::Markdown);
+    doc.path = Some("/tmp/first-part.md".into());
+    doc
+}
+
+/// What one cut of pane 0 brought: the early part (if any) and the result.
+struct Cut {
+    part: Option<Arc<Vec<Chunk>>>,
+    result: Vec<Chunk>,
+    /// The screen's bytes when the cut was asked for.
+    screen: std::ops::Range<usize>,
+}
+
+fn cut(doc: &Document, config: &ChunkConfig) -> Cut {
+    let rt = Runtime::new(None);
+    let mut m = Model::new(doc.clone(), config.clone(), config.clone(), Rect::new(0, 0, 120, 40));
+    m.top = m.layout.len() / 2;
+    let screen = chunktui::tui::features::semantic::on_screen(&m).expect("a long document cuts the screen first");
+    for cmd in start(&mut m) {
+        rt.exec(cmd);
+    }
+    let mut part = None;
+    while view::counting(&m, 0) {
+        let msg = rt.rx.recv_timeout(Duration::from_secs(120)).expect("the chunker answers");
+        let first = match &msg {
+            Msg::ChunkedPart { pane: 0, chunks, .. } => Some(chunks.clone()),
+            _ => None,
+        };
+        for cmd in update(&mut m, msg) {
+            rt.exec(cmd);
+        }
+        if let Some(first) = first {
+            assert_eq!(m.panes[0].drawn_chunks(), &first[..], "{}: the part is drawn", config.strategy);
+            assert_eq!(view::chunk_count(&m, 0), "counting…", "{}: no count before the whole cut", config.strategy);
+            let stats = view::side::stats_lines(&m, 0, &view::theme::Theme::dark());
+            assert_eq!(stats.len(), 1, "{}: the stats wait for the whole cut", config.strategy);
+            part = Some(first);
+        }
+    }
+    assert!(m.panes[0].error.is_none(), "{}: {:?}", config.strategy, m.panes[0].error);
+    let count = view::chunk_count(&m, 0);
+    assert!(count.starts_with(&format!("{} chunk", m.panes[0].chunks.len())), "{}: {count}", config.strategy);
+    Cut { part, result: m.panes[0].all_chunks.to_vec(), screen }
+}
+
+fn configs() -> Vec<ChunkConfig> {
+    let mut out = Vec::new();
+    for strategy in StrategyKind::all().into_iter().filter(|k| k.is_plain()) {
+        for (unit, size, overlap) in [(Unit::Chars, 400, 60), (Unit::Tokens, 120, 0)] {
+            let mut c = ChunkConfig { strategy, unit, size, overlap, ..ChunkConfig::default() };
+            c.normalize();
+            if c.validate().is_ok() {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_strategy_that_streams_shows_the_screen_first_and_exactly() {
+    let doc = document();
+    let mut streamed = Vec::new();
+    for config in configs() {
+        let name = format!("{} {} {}", config.strategy, config.unit, config.size);
+        let chunker = Chunker::new(&config).unwrap();
+        let Cut { part, result, screen } = cut(&doc, &config);
+        assert_eq!(result, chunker.chunk_document(&doc).unwrap(), "{name}: the workbench cuts what `chunk` cuts");
+        match part {
+            Some(part) => {
+                assert!(chunker.streams(), "{name}: a part from a strategy that does not cut in text order");
+                assert!(part.len() < result.len(), "{name}: the part is not the whole");
+                assert_eq!(&result[..part.len()], &part[..], "{name}: the part is the result's first chunks");
+                assert!(result[part.len()].range.start >= screen.end, "{name}: the part stops before the screen's end");
+                assert!(part.last().is_some_and(|c| c.range.end > screen.start), "{name}: the part reaches the screen");
+                streamed.push(config.strategy);
+            }
+            None => assert!(!chunker.streams(), "{name}: streams, yet nothing came before the whole cut"),
+        }
+    }
+    for want in [StrategyKind::Recursive, StrategyKind::Fixed, StrategyKind::Sentence, StrategyKind::Markdown] {
+        assert!(streamed.contains(&want), "{want} showed no part: {streamed:?}");
+    }
+}
