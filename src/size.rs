@@ -458,9 +458,10 @@ pub(crate) mod doc_cache {
     use std::hash::{Hash, Hasher};
     use std::sync::{Arc, Mutex};
 
-    /// Enough for two compared panes with different tokenizers, words, and
-    /// LangChain's token offsets and search index.
-    const KEEP: usize = 8;
+    /// Enough for two compared panes with different tokenizers, words,
+    /// LangChain's token offsets and search index, Markdown's blocks and the
+    /// gram index of LangChain's placement.
+    const KEEP: usize = 12;
 
     type Key = (String, usize, u64);
     type Entry = (Key, Arc<dyn Any + Send + Sync>);

@@ -34,13 +34,17 @@ struct Section {
 /// range (the hierarchical strategy cuts each parent chunk on its own, with
 /// the heading paths and fences of the whole text).
 struct Outline {
-    blocks: Vec<Block>,
+    /// Read once per text and kept (the document cache): a change of size
+    /// or levels on the same document re-cuts without parsing again.
+    blocks: std::sync::Arc<Vec<Block>>,
     sections: Vec<Section>,
 }
 
 impl Outline {
     fn new(text: &str, levels: &[u8]) -> Self {
-        let blocks = blocks::blocks(text);
+        let parse = || Ok(blocks::blocks(text));
+        let blocks = crate::size::doc_cache::get_or_build("markdown blocks", text, parse)
+            .unwrap_or_else(|_| std::sync::Arc::new(blocks::blocks(text)));
         let mut sections = Vec::new();
         // Every heading seen, by level; a section carries the path as it was
         // at its own heading (deeper headings inside it do not change it).
