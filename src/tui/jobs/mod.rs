@@ -63,6 +63,11 @@ impl<R: Send + 'static> Worker<R> {
         self.slot.submit(lane, req, cancel);
     }
 
+    /// Cancel what `lane` holds (its results would answer a superseded request).
+    pub fn cancel(&self, lane: u64) {
+        self.slot.cancel(lane);
+    }
+
     /// Let the thread end once its current job is done.
     pub fn close(&self) {
         self.slot.close();

@@ -91,6 +91,8 @@ impl Runtime {
     pub fn exec(&self, cmd: Cmd) {
         match cmd {
             Cmd::Rechunk { pane, rev, config, text, structure, first } => {
+                // Counting the old chunks would only slow the new cut down.
+                self.counter.cancel(pane as u64);
                 let req = ChunkReq { pane, rev, config, text, structure, analysis: None, first };
                 self.chunker.submit(pane as u64, req);
             }

@@ -90,6 +90,20 @@ impl<R> Slot<R> {
         self.ready.notify_one();
     }
 
+    /// Cancel what `lane` holds, waiting or running, and queue nothing.
+    pub fn cancel(&self, lane: u64) {
+        let mut st = lock(&self.state);
+        if let Some(l) = st.lanes.iter_mut().find(|l| l.key == lane) {
+            let _gate = lock(&self.gate);
+            if let Some((_, _, old)) = l.waiting.take() {
+                old.cancel();
+            }
+            if let Some(old) = &l.running {
+                old.cancel();
+            }
+        }
+    }
+
     /// Wait for the longest-waiting request that is not cancelled; None once closed.
     /// Its lane counts it as running until [`Slot::finish`].
     pub fn next(&self) -> Option<Job<R>> {

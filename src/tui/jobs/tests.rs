@@ -64,6 +64,25 @@ fn a_new_request_cancels_the_running_job_of_its_lane_only() {
 }
 
 #[test]
+fn cancelling_a_lane_stops_its_running_job_and_drops_its_waiting_one_only() {
+    let slot: Slot<u64> = Slot::default();
+    slot.submit(0, 1, CancelFlag::new());
+    let running = slot.next().unwrap();
+    slot.cancel(0);
+    assert!(running.cancel.is_cancelled(), "the running job of lane 0 must stop");
+    slot.finish(running.lane);
+    let waiting = CancelFlag::new();
+    slot.submit(0, 2, waiting.clone());
+    let other = CancelFlag::new();
+    slot.submit(1, 3, other.clone());
+    slot.cancel(0);
+    assert!(waiting.is_cancelled(), "the waiting request of lane 0 is dropped");
+    assert!(!other.is_cancelled(), "lane 1 is untouched");
+    assert_eq!(slot.next().unwrap().req, 3, "the cancelled request never starts");
+    slot.cancel(9); // a lane never used: nothing happens
+}
+
+#[test]
 fn a_request_cancelled_while_it_waits_never_starts() {
     let slot: Slot<u64> = Slot::default();
     let flag = CancelFlag::new();
