@@ -67,9 +67,9 @@ fn chunk_streaming(
     first: Option<FirstPart<'_>>,
 ) -> Result<(Vec<Chunk>, Stats), String> {
     let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
-    let plain = !config.strategy.needs_model() && !config.strategy.needs_llm();
+    // Model and LLM strategies never stream (`Strategy::streams` is false for them).
     let chunks = match first {
-        Some((screen, part)) if plain && chunker.streams() => {
+        Some((screen, part)) if chunker.streams() => {
             let mut chunks = Vec::new();
             let mut sent = false;
             let mut emit = |c: Chunk| {
