@@ -103,7 +103,7 @@ impl Tokenizer {
         // 128). Counting with them would cap and pad every count.
         tok.with_truncation(None).map_err(|e| Error::Tokenizer(e.to_string()))?;
         tok.with_padding(None);
-        let additive = serde_json::from_slice(&bytes).ok().and_then(|json| crate::word_counts::Additive::of(&json));
+        let additive = crate::word_counts::Additive::of_file(&bytes);
         Ok(Tokenizer::HuggingFace { name: spec.into(), inner: Arc::new(tok), additive })
     }
 

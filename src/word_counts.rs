@@ -38,7 +38,47 @@ const KEEP: usize = 1 << 18;
 const LONGEST_KEPT: usize = 256;
 
 thread_local! {
-    static MEMO: RefCell<(u64, FxHashMap<Box<str>, u32>)> = RefCell::new((0, FxHashMap::default()));
+    static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+}
+
+/// The counts of one tokenizer's pieces. Most words fit in 15 bytes: they
+/// are keyed by their bytes packed into an integer, so a lookup compares
+/// in place instead of following a pointer to the key (the lookup is
+/// nearly all of the work of counting a book).
+#[derive(Default)]
+struct Memo {
+    /// The [`Additive`] whose counts these are.
+    id: u64,
+    short: FxHashMap<u128, u32>,
+    long: FxHashMap<Box<str>, u32>,
+}
+
+impl Memo {
+    fn get_or_insert(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> u32 {
+        if self.short.len() + self.long.len() >= KEEP {
+            self.short.clear();
+            self.long.clear();
+        }
+        match packed(piece) {
+            Some(key) => *self.short.entry(key).or_insert_with(|| count(piece) as u32),
+            None => match self.long.get(piece) {
+                Some(&n) => n,
+                None => *self.long.entry(piece.into()).or_insert(count(piece) as u32),
+            },
+        }
+    }
+}
+
+/// A piece of at most 15 bytes as one integer: its bytes, then its length
+/// in the last byte (so "a" and "a\0" differ).
+fn packed(piece: &str) -> Option<u128> {
+    let len = piece.len();
+    (len < 16).then(|| {
+        let mut bytes = [0u8; 16];
+        bytes[..len].copy_from_slice(piece.as_bytes());
+        bytes[15] = len as u8;
+        u128::from_le_bytes(bytes)
+    })
 }
 
 impl Additive {
@@ -80,6 +120,32 @@ impl Additive {
         Some(Additive { id: NEXT.fetch_add(1, Ordering::Relaxed), split_cjk, ascii_cuts, direct })
     }
 
+    /// [`Additive::of`] the tokenizer.json `bytes`, reading only the keys it
+    /// needs: a whole `serde_json::Value` of a 30k-word vocabulary costs
+    /// tens of milliseconds, more than counting a small file.
+    pub fn of_file(bytes: &[u8]) -> Option<Additive> {
+        #[derive(serde::Deserialize)]
+        struct Model {
+            #[serde(rename = "type")]
+            kind: Option<String>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Head {
+            normalizer: Option<serde_json::Value>,
+            pre_tokenizer: Option<serde_json::Value>,
+            model: Option<Model>,
+            added_tokens: Option<serde_json::Value>,
+        }
+        let head: Head = serde_json::from_slice(bytes).ok()?;
+        let json = serde_json::json!({
+            "normalizer": head.normalizer,
+            "pre_tokenizer": head.pre_tokenizer,
+            "model": {"type": head.model.and_then(|m| m.kind)},
+            "added_tokens": head.added_tokens,
+        });
+        Additive::of(&json)
+    }
+
     /// Whether the pipeline ends a word before (and after) `c`.
     fn cuts_at(&self, c: char) -> bool {
         match self.ascii_cuts.get(c as usize) {
@@ -103,27 +169,16 @@ impl Additive {
         };
         MEMO.with(|memo| {
             let mut memo = memo.borrow_mut();
-            if memo.0 != self.id {
-                *memo = (self.id, FxHashMap::default());
+            if memo.id != self.id {
+                *memo = Memo { id: self.id, ..Memo::default() };
             }
-            let words = &mut memo.1;
             let mut total = 0;
             self.pieces(text, |piece| {
                 if piece.len() > LONGEST_KEPT {
                     total += count_piece(piece);
                     return;
                 }
-                total += match words.get(piece) {
-                    Some(&n) => n as usize,
-                    None => {
-                        let n = count_piece(piece);
-                        if words.len() >= KEEP {
-                            words.clear();
-                        }
-                        words.insert(piece.into(), n as u32);
-                        n
-                    }
-                }
+                total += memo.get_or_insert(piece, count_piece) as usize;
             });
             total
         })
@@ -224,6 +279,34 @@ mod tests {
         let model = tokenizers::models::wordpiece::WordPiece::default();
         assert_eq!(a.count("aa bb aa 中中", &model, chars), 8);
         assert_eq!(calls.get(), 3, "aa, bb and 中 are each counted once");
+    }
+
+    #[test]
+    fn packed_keys_tell_lengths_and_trailing_nuls_apart() {
+        assert_ne!(packed("a"), packed("a\0"));
+        assert_ne!(packed("ab"), packed("ba"));
+        assert!(packed(&"x".repeat(15)).is_some());
+        assert_eq!(packed(&"x".repeat(16)), None, "16 bytes go to the long map");
+    }
+
+    #[test]
+    fn the_light_parse_reads_the_same_pipeline_as_the_whole_one() {
+        let file = serde_json::json!({
+            "normalizer": {"type": "BertNormalizer", "lowercase": false, "handle_chinese_chars": false},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "model": {"type": "WordPiece", "vocab": {"a": 0, "##b": 1}, "unk_token": "[UNK]"},
+            "added_tokens": [{"id": 0, "content": "[CLS]", "special": true}],
+        });
+        let light = Additive::of_file(file.to_string().as_bytes()).expect("adds up");
+        let whole = Additive::of(&file).expect("adds up");
+        assert_eq!(
+            (light.split_cjk, light.direct, light.ascii_cuts),
+            (whole.split_cjk, whole.direct, whole.ascii_cuts)
+        );
+        assert_eq!((light.split_cjk, light.direct), (false, Some(false)));
+        let bpe = serde_json::json!({"pre_tokenizer": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {}}});
+        assert!(Additive::of_file(bpe.to_string().as_bytes()).is_none());
+        assert!(Additive::of_file(b"not json").is_none());
     }
 
     #[test]
