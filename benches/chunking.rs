@@ -3,6 +3,7 @@
 //!     cargo bench --bench chunking              # everything
 //!     cargo bench --bench chunking -- recursive # one group
 //!     cargo bench --bench chunking -- code_1mb  # the code strategy on this repo's Rust
+//!     cargo bench --bench chunking -- stats_vs_chunk  # `stats` (numbers + lint) against the cut
 //!
 //! Reads the shared corpus (never copied into the repo): `CHUNKTUI_CORPUS`,
 //! default ../shared/corpus, as the tests do. The tokenizer pass
@@ -188,5 +189,39 @@ fn bench_code(c: &mut Criterion) {
 #[cfg(not(feature = "code"))]
 fn bench_code(_: &mut Criterion) {}
 
-criterion_group!(benches, bench_chars, bench_tokens, bench_words, bench_linear, bench_code);
+/// What `chunktui stats` adds to `chunktui chunk`: the numbers and the lint,
+/// over-model-limit counting with the default model's own tokenizer when it
+/// is installed (scripts/setup-models.sh; else with cl100k_base). The
+/// target is at most about twice the cut (#24): the text's tokens are
+/// tallied once, on the second core, while the other rules read the cut.
+fn bench_stats_vs_chunk(c: &mut Criterion) {
+    use chunktui::document::DocKind;
+    use chunktui::lint::LintOptions;
+    let mut group = c.benchmark_group("stats_vs_chunk");
+    group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(300));
+    let config = ChunkConfig::default();
+    let chunker = Chunker::new(&config).expect("valid config");
+    for file in FILES {
+        let text = corpus(file);
+        let kind = DocKind::from_path(std::path::Path::new(file), &text);
+        #[cfg(feature = "embed")]
+        let opts = LintOptions::with_model_tokenizer(&config, kind).expect("lint options");
+        #[cfg(not(feature = "embed"))]
+        let opts = LintOptions::new(&config, kind).expect("lint options");
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(BenchmarkId::new("chunk", file), &text, |b, t| {
+            b.iter(|| chunker.chunk(t).expect("chunks"))
+        });
+        group.bench_with_input(BenchmarkId::new("stats", file), &text, |b, t| {
+            b.iter(|| {
+                let chunks = chunker.chunk(t).expect("chunks");
+                let limit = config.strategy.promises_size_limit().then_some(config.size);
+                (chunktui::Stats::compute(&chunks, t, limit), chunktui::lint::lint(t, &chunks, &opts))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_chars, bench_tokens, bench_words, bench_linear, bench_code, bench_stats_vs_chunk);
 criterion_main!(benches);

@@ -125,6 +125,30 @@ impl Tokenizer {
         self.count_now(text)
     }
 
+    /// Whether counts add up word by word (BERT-style), so that
+    /// [`Tokenizer::tally`] gives one.
+    pub fn adds_up(&self) -> bool {
+        matches!(self, Tokenizer::HuggingFace { additive: Some(_), .. })
+    }
+
+    /// A [`Tally`](crate::word_counts::Tally) of `text`, when this
+    /// tokenizer's counts add up word by word (BERT-style); see
+    /// [`Tokenizer::count_in`].
+    pub fn tally(&self, text: &str) -> Option<crate::word_counts::Tally> {
+        match self {
+            Tokenizer::HuggingFace { additive: Some(words), inner, .. } => {
+                words.tally(text, inner.get_model(), |piece| self.count_segments(piece))
+            }
+            _ => None,
+        }
+    }
+
+    /// The tokens of `text[range]`, from `tally` (made of `text` by this
+    /// tokenizer): exactly [`Tokenizer::count`] of that text.
+    pub fn count_in(&self, tally: &crate::word_counts::Tally, text: &str, range: Range<usize>) -> usize {
+        tally.count(text, range, |edge| if edge.is_empty() { 0 } else { self.count_now(edge) })
+    }
+
     /// Long strings are counted piece by piece (see [`token_segments`]).
     fn count_now(&self, text: &str) -> usize {
         match self {

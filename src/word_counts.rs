@@ -45,15 +45,51 @@ thread_local! {
 /// are keyed by their bytes packed into an integer, so a lookup compares
 /// in place instead of following a pointer to the key (the lookup is
 /// nearly all of the work of counting a book).
-#[derive(Default)]
 struct Memo {
     /// The [`Additive`] whose counts these are.
     id: u64,
+    /// Pieces of one char in the Basic Multilingual Plane (each ideograph
+    /// and punctuation mark is a piece of its own), by code point: the
+    /// count + 1, or 0 when not counted yet. An index instead of a hash.
+    chars: Vec<u8>,
     short: FxHashMap<u128, u32>,
     long: FxHashMap<Box<str>, u32>,
 }
 
+impl Default for Memo {
+    fn default() -> Self {
+        Memo::new(0)
+    }
+}
+
 impl Memo {
+    fn new(id: u64) -> Memo {
+        // Sized for a book's distinct words: growing rehashes them all.
+        let short = FxHashMap::with_capacity_and_hasher(1 << 14, Default::default());
+        Memo { id, chars: Vec::new(), short, long: FxHashMap::default() }
+    }
+
+    /// [`Memo::get_or_insert`] for a piece of at most 3 bytes.
+    fn get_or_insert_char(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> usize {
+        let mut chars = piece.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            return self.get_or_insert(piece, count) as usize;
+        };
+        if self.chars.is_empty() {
+            self.chars = vec![0; 1 << 16];
+        }
+        // Three UTF-8 bytes hold code points below 0x10000.
+        let slot = &mut self.chars[c as usize];
+        if *slot == 0 {
+            let n = count(piece);
+            match u8::try_from(n + 1) {
+                Ok(stored) => *slot = stored,
+                Err(_) => return n,
+            }
+        }
+        *slot as usize - 1
+    }
+
     fn get_or_insert(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> u32 {
         if self.short.len() + self.long.len() >= KEEP {
             self.short.clear();
@@ -159,6 +195,38 @@ impl Additive {
     /// counted once per thread, by `model` when it is plain ASCII, else by
     /// `encode` (the whole pipeline).
     pub fn count(&self, text: &str, model: &impl tokenizers::Model, encode: impl Fn(&str) -> usize) -> usize {
+        let mut total = 0;
+        self.counted_pieces(text, model, encode, |_, n| total += n);
+        total
+    }
+
+    /// The [`Tally`] of `text`: one pass over its pieces, each counted as
+    /// [`Additive::count`] counts it. None past 4 GiB.
+    pub fn tally(&self, text: &str, model: &impl tokenizers::Model, encode: impl Fn(&str) -> usize) -> Option<Tally> {
+        u32::try_from(text.len()).ok()?;
+        let mut marks = vec![(0u32, 0u32)];
+        let mut total = 0usize;
+        let base = text.as_ptr() as usize;
+        self.counted_pieces(text, model, encode, |piece, n| {
+            let start = piece.as_ptr() as usize - base;
+            if start - marks.last().map_or(0, |m| m.0 as usize) >= MARK_GAP {
+                marks.push((start as u32, total.min(u32::MAX as usize) as u32));
+            }
+            total += n;
+        });
+        // More tokens than a u32 holds (never seen: a token covers a byte).
+        marks.push((text.len() as u32, u32::try_from(total).ok()?));
+        Some(Tally { marks })
+    }
+
+    /// Call `f` with each piece of `text` and its count.
+    fn counted_pieces<'t>(
+        &self,
+        text: &'t str,
+        model: &impl tokenizers::Model,
+        encode: impl Fn(&str) -> usize,
+        mut f: impl FnMut(&'t str, usize),
+    ) {
         let count_piece = |piece: &str| match self.direct {
             Some(lowercase) if is_plain(piece) => {
                 let tokens =
@@ -170,17 +238,18 @@ impl Additive {
         MEMO.with(|memo| {
             let mut memo = memo.borrow_mut();
             if memo.id != self.id {
-                *memo = Memo { id: self.id, ..Memo::default() };
+                *memo = Memo::new(self.id);
             }
-            let mut total = 0;
             self.pieces(text, |piece| {
-                if piece.len() > LONGEST_KEPT {
-                    total += count_piece(piece);
-                    return;
-                }
-                total += memo.get_or_insert(piece, count_piece) as usize;
+                let n = if piece.len() <= 3 {
+                    memo.get_or_insert_char(piece, count_piece)
+                } else if piece.len() > LONGEST_KEPT {
+                    count_piece(piece)
+                } else {
+                    memo.get_or_insert(piece, count_piece) as usize
+                };
+                f(piece, n);
             });
-            total
         })
     }
 
@@ -215,6 +284,52 @@ impl Additive {
         }
         if start < bytes.len() {
             f(&text[start..]);
+        }
+    }
+}
+
+/// Marks of a [`Tally`] are at least this many bytes apart: a chunk's
+/// edges are counted on their own, up to this far from its ends.
+const MARK_GAP: usize = 16;
+
+/// The token counts of a whole text, summed once, so that any range of it
+/// is counted without counting its text again: chunks that overlap share
+/// their count, and the count of a document can be made while it is cut.
+/// Exact because counts add up over pieces: a mark sits where a piece
+/// begins, and no piece runs across it.
+pub struct Tally {
+    /// (byte offset, tokens of the pieces before it), in text order.
+    marks: Vec<(u32, u32)>,
+}
+
+impl Tally {
+    /// The tally of a text made of `parts` in order, each the tally of
+    /// its own part: a part must end where no piece runs across (after
+    /// whitespace).
+    pub fn join(parts: Vec<Tally>) -> Option<Tally> {
+        let mut marks: Vec<(u32, u32)> = vec![(0, 0)];
+        for part in parts {
+            let (at, before) = *marks.last()?;
+            marks.pop();
+            for (p, n) in part.marks {
+                marks.push((at.checked_add(p)?, before.checked_add(n)?));
+            }
+        }
+        Some(Tally { marks })
+    }
+
+    /// The tokens of `text[range]` (the text this tally was made of),
+    /// `count` counting the edges between `range`'s ends and the nearest
+    /// marks inside it.
+    pub fn count(&self, text: &str, range: std::ops::Range<usize>, count: impl Fn(&str) -> usize) -> usize {
+        let first = self.marks.partition_point(|m| (m.0 as usize) < range.start);
+        let after = self.marks.partition_point(|m| m.0 as usize <= range.end);
+        match (self.marks.get(first), after.checked_sub(1).and_then(|i| self.marks.get(i))) {
+            (Some(a), Some(b)) if first < after => {
+                let (a_at, b_at) = (a.0 as usize, b.0 as usize);
+                count(&text[range.start..a_at]) + (b.1 - a.1) as usize + count(&text[b_at..range.end])
+            }
+            _ => count(&text[range]),
         }
     }
 }

@@ -76,7 +76,7 @@ fn streamed_stats_and_lint_equal_those_of_the_whole_list() {
 
             let mut numbers = StatsBuilder::new(&text, limit);
             let mut streams: Vec<LintStream<'_>> =
-                [2, 3, 17, 1 << 16].into_iter().map(|w| LintStream::with_window(&text, &opts, w)).collect();
+                [2, 3, 17, 1 << 16].into_iter().map(|w| LintStream::with_window(&text, &opts, None, w)).collect();
             let mut each = Vec::new();
             chunker
                 .chunk_document_each(&doc, &mut |c| {

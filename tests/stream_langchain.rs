@@ -233,7 +233,7 @@ fn check_streamed(name: &str, doc: &Document, mut config: ChunkConfig, tally: &m
     let mut numbers = StatsBuilder::new(&doc.text, limit);
     let windows = [2, 3, 17, 1 << 16];
     let mut streams: Vec<LintStream<'_>> =
-        windows.into_iter().map(|w| LintStream::with_window(&doc.text, &opts, w)).collect();
+        windows.into_iter().map(|w| LintStream::with_window(&doc.text, &opts, None, w)).collect();
     let streamed = chunker.chunk_document_each(doc, &mut |c: Chunk| {
         numbers.add(&c);
         for s in &mut streams {

@@ -30,11 +30,15 @@ fn counts(text: &str) -> (usize, usize) {
 
 #[test]
 fn sums_equal_whole_encodes_on_the_corpus() {
+    let (ours, _) = tokenizers();
     for file in corpus_files() {
         let text = std::fs::read_to_string(&file.path).expect("corpus file reads");
+        // The document's tally (what lint counts chunks from), made once.
+        let tally = ours.tally(&text).expect("a BERT tokenizer tallies");
         for (range, window) in windows(&text, 3000, 40) {
-            let (ours, whole) = counts(window);
-            assert_eq!(ours, whole, "{} bytes {range:?}", file.name);
+            let (summed, whole) = counts(window);
+            assert_eq!(summed, whole, "{} bytes {range:?}", file.name);
+            assert_eq!(ours.count_in(&tally, &text, range.clone()), whole, "tally of {} bytes {range:?}", file.name);
         }
     }
 }
@@ -138,5 +142,39 @@ proptest! {
         let text = text_of(&picks, long_word);
         let (ours, whole) = counts(&text);
         prop_assert_eq!(ours, whole, "{:?}", text);
+    }
+}
+
+/// The byte offset of char `i` of `text` (its end past the last).
+fn char_at(text: &str, i: usize) -> usize {
+    text.char_indices().nth(i).map_or(text.len(), |(at, _)| at)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    /// Any range counted from the text's tally (made whole, or of two parts
+    /// joined at a whitespace) is the whole encode of that range's text.
+    #[test]
+    fn tallied_ranges_equal_whole_encodes(
+        picks in proptest::collection::vec(0usize..1000, 0..80),
+        long_word: bool,
+        ends in (0usize..400, 0usize..400),
+        split in 0usize..400,
+    ) {
+        let (ours, whole) = tokenizers();
+        let text = text_of(&picks, long_word);
+        let chars = text.chars().count();
+        let (a, b) = (ends.0.min(chars), ends.1.min(chars));
+        let range = char_at(&text, a.min(b))..char_at(&text, a.max(b));
+        let expected = whole.encode_fast(&text[range.clone()], false).expect("encodes").get_ids().len();
+        let tally = ours.tally(&text).expect("tallies");
+        prop_assert_eq!(ours.count_in(&tally, &text, range.clone()), expected, "{:?} {:?}", text, range);
+        // Parts end after whitespace, as lint's parts do.
+        let cut = text[char_at(&text, split.min(chars))..].find(' ').map(|i| char_at(&text, split.min(chars)) + i + 1);
+        if let Some(cut) = cut {
+            let parts = vec![ours.tally(&text[..cut]).expect("tallies"), ours.tally(&text[cut..]).expect("tallies")];
+            let joined = chunktui::word_counts::Tally::join(parts).expect("joins");
+            prop_assert_eq!(ours.count_in(&joined, &text, range.clone()), expected, "joined at {}: {:?} {:?}", cut, text, range);
+        }
     }
 }

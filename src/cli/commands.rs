@@ -8,7 +8,7 @@ use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::export::write_error;
 use crate::input::Source;
-use crate::lint::LintStream;
+use crate::lint::{Finding, LintStream, SharedTally};
 use crate::stats::{Stats, StatsBuilder};
 use crate::Chunker;
 use std::fmt::Write as _;
@@ -440,32 +440,39 @@ fn stats(cmd: StatsCmd) -> Result<()> {
     let (config, doc, chunker) = prepare(&cmd.flags, &file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let linting = !cmd.no_lint && config.lint.enabled;
-    let (s, lint, seconds) = if chunker.streams() {
-        // Numbers and lint as the chunks are cut, the list never held: a
-        // large file cut small makes more chunks than bytes. The time
-        // includes counting them.
-        let opts = if linting { Some(super::lint::Report::options(&config, &doc)?) } else { None };
-        let mut numbers = StatsBuilder::new(&doc.text, limit);
-        let mut lint = opts.as_ref().map(|o| LintStream::new(&doc.text, o));
+    let opts = if linting { Some(super::lint::Report::options(&config, &doc)?) } else { None };
+    // The text's token tally (over-model-limit) is made on the second core
+    // while this one cuts.
+    let run = |tally: Option<&SharedTally<'_>>| -> Result<(Stats, Option<Vec<Finding>>, f64)> {
         let started = std::time::Instant::now();
-        chunker.chunk_document_each(&doc, &mut |c| {
-            numbers.add(&c);
-            if let Some(l) = &mut lint {
-                l.push(c);
-            }
-        })?;
-        let seconds = started.elapsed().as_secs_f64();
-        let lint = match (lint, &opts) {
-            (Some(l), Some(o)) => super::lint::Report::of(&doc, l.finish(), o),
-            _ => super::lint::Report::off(),
-        };
-        (numbers.finish(), lint, seconds)
-    } else {
-        let started = std::time::Instant::now();
-        let chunks = chunker.chunk_document(&doc)?;
-        let seconds = started.elapsed().as_secs_f64();
-        let lint = if linting { super::lint::Report::new(&config, &doc, &chunks)? } else { super::lint::Report::off() };
-        (Stats::compute(&chunks, &doc.text, limit), lint, seconds)
+        if chunker.streams() {
+            // Numbers and lint as the chunks are cut, the list never held: a
+            // large file cut small makes more chunks than bytes. The time
+            // includes counting them.
+            let mut numbers = StatsBuilder::new(&doc.text, limit);
+            let mut lint = opts.as_ref().map(|o| LintStream::new(&doc.text, o, tally));
+            chunker.chunk_document_each(&doc, &mut |c| {
+                numbers.add(&c);
+                if let Some(l) = &mut lint {
+                    l.push(c);
+                }
+            })?;
+            let seconds = started.elapsed().as_secs_f64();
+            Ok((numbers.finish(), lint.map(LintStream::finish), seconds))
+        } else {
+            let chunks = chunker.chunk_document(&doc)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let findings = opts.as_ref().map(|o| crate::lint::lint_with(&doc.text, &chunks, o, tally));
+            Ok((Stats::compute(&chunks, &doc.text, limit), findings, seconds))
+        }
+    };
+    let (s, findings, seconds) = match &opts {
+        Some(o) => crate::lint::with_tally(&doc.text, o, run)?,
+        None => run(None)?,
+    };
+    let lint = match (findings, &opts) {
+        (Some(f), Some(o)) => super::lint::Report::of(&doc, f, o),
+        _ => super::lint::Report::off(),
     };
     let text = if cmd.json {
         #[derive(serde::Serialize)]

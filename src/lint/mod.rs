@@ -14,8 +14,10 @@ pub mod markdown;
 mod options;
 pub mod prose;
 mod stream;
+mod tally;
 
 pub use stream::LintStream;
+pub use tally::{with_tally, SharedTally};
 
 #[cfg(feature = "embed")]
 pub use options::model_tokens;
@@ -176,8 +178,13 @@ pub fn levels(chunks: &[Chunk], config: &ChunkConfig) -> Vec<Level> {
 /// Lint `chunks` (cut from `text`) with `opts`. Findings come in text order
 /// (then rule order).
 pub fn lint(text: &str, chunks: &[Chunk], opts: &LintOptions) -> Vec<Finding> {
+    with_tally(text, opts, |tally| lint_with(text, chunks, opts, tally))
+}
+
+/// [`lint`], over-model-limit counting from `tally` (see [`with_tally`]).
+pub fn lint_with(text: &str, chunks: &[Chunk], opts: &LintOptions, tally: Option<&SharedTally<'_>>) -> Vec<Finding> {
     let mut out = Vec::new();
-    Reading::new(text, opts).lint_into(chunks, 0, &mut out);
+    Reading::new(text, opts, tally).lint_into(chunks, 0, &mut out);
     sort(&mut out);
     out
 }
@@ -193,13 +200,14 @@ pub struct Reading<'a> {
     opts: &'a LintOptions,
     md: Option<markdown::Blocks>,
     prose: Option<prose::Sentences>,
+    tally: Option<&'a SharedTally<'a>>,
 }
 
 impl<'a> Reading<'a> {
-    pub fn new(text: &'a str, opts: &'a LintOptions) -> Self {
+    pub fn new(text: &'a str, opts: &'a LintOptions, tally: Option<&'a SharedTally<'a>>) -> Self {
         let md = opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown).then(|| markdown::Blocks::parse(text));
         let prose = opts.enabled(Rule::MidSentence).then(|| prose::Sentences::new(text));
-        Reading { text, opts, md, prose }
+        Reading { text, opts, md, prose, tally }
     }
 
     /// The findings of `chunks`, unsorted, their chunk numbers counted from
@@ -221,7 +229,8 @@ impl<'a> Reading<'a> {
                 prose::tiny_fragment(&cx, out);
             }
             if let Some(t) = &opts.tokens {
-                prose::over_model_limit(&cx, t, out);
+                let tally = self.tally.and_then(SharedTally::get);
+                prose::over_model_limit(&cx, t, tally, out);
             }
         }
         for f in &mut out[from..] {

@@ -2,6 +2,7 @@
 
 use super::{Finding, LevelCx, Rule, TokenCount};
 use crate::segment;
+use crate::word_counts::Tally;
 use std::ops::Range;
 
 /// mid-sentence's reach, in percent of the chunk's own length: a cut inside
@@ -133,7 +134,7 @@ pub fn tiny_fragment(cx: &LevelCx<'_>, out: &mut Vec<Finding>) {
 /// the default model's `max_seq_length`, 256), special tokens included when
 /// the model's own tokenizer counts. The model reads only the first tokens:
 /// the rest of the chunk is in the index but can never be found.
-pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, out: &mut Vec<Finding>) {
+pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, tally: Option<&Tally>, out: &mut Vec<Finding>) {
     let max = cx.opts.max_tokens;
     // A token covers at least one byte: a short text cannot be over.
     let candidates: Vec<(usize, &str, bool)> = cx
@@ -144,8 +145,19 @@ pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, out: &mut Vec<Finding>
             (text.len() + t.specials > max).then_some((i, text, embedded.is_some()))
         })
         .collect();
-    let texts: Vec<&str> = candidates.iter().map(|&(_, text, _)| text).collect();
-    for (&(i, _, embedded), n) in candidates.iter().zip(t.count_all(&texts)) {
+    // The chunk's own text is counted from the tally; embed text (a
+    // context line before it) one by one.
+    let counts: Vec<usize> = match tally {
+        Some(tally) => candidates
+            .iter()
+            .map(|&(i, text, embedded)| match embedded {
+                false => t.tokenizer.count_in(tally, cx.text, cx.chunks[i].range.clone()) + t.specials,
+                true => t.count(text),
+            })
+            .collect(),
+        None => t.count_all(&candidates.iter().map(|&(_, text, _)| text).collect::<Vec<_>>()),
+    };
+    for (&(i, _, embedded), n) in candidates.iter().zip(counts) {
         if n > max {
             let how =
                 if t.model { String::new() } else { format!(" (counted with {}, an estimate)", t.tokenizer.name()) };

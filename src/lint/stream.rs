@@ -10,7 +10,7 @@
 //! the next window, which starts with the last judged non-blank chunk as
 //! its left neighbour (linted again, its findings not kept).
 
-use super::{sort, Finding, LintOptions, Reading};
+use super::{sort, Finding, LintOptions, Reading, SharedTally};
 use crate::chunk::Chunk;
 
 /// Chunks held before a window is linted.
@@ -28,13 +28,14 @@ pub struct LintStream<'a> {
 }
 
 impl<'a> LintStream<'a> {
-    pub fn new(text: &'a str, opts: &'a LintOptions) -> Self {
-        Self::with_window(text, opts, WINDOW)
+    /// `tally` from [`super::with_tally`], or None to count chunk by chunk.
+    pub fn new(text: &'a str, opts: &'a LintOptions, tally: Option<&'a SharedTally<'a>>) -> Self {
+        Self::with_window(text, opts, tally, WINDOW)
     }
 
     /// A stream that lints every `cap` chunks (tests use small windows).
-    pub fn with_window(text: &'a str, opts: &'a LintOptions, cap: usize) -> Self {
-        let reading = Reading::new(text, opts);
+    pub fn with_window(text: &'a str, opts: &'a LintOptions, tally: Option<&'a SharedTally<'a>>, cap: usize) -> Self {
+        let reading = Reading::new(text, opts, tally);
         LintStream { reading, window: Vec::new(), cap: cap.max(2), base: 0, judged: 0, findings: Vec::new() }
     }
 

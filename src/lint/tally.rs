@@ -1,0 +1,129 @@
+//! The token tally of a whole text for over-model-limit, made on the core
+//! that cutting and the other rules leave free (see [`with_tally`]).
+//!
+//! The text is split into parts at whitespace (where no piece runs across)
+//! and the parts are taken in order by a second thread. Whoever needs the
+//! tally first takes the parts still left, so a tally that is late never
+//! leaves a core idle.
+
+use super::LintOptions;
+use crate::size::Tokenizer;
+use crate::word_counts::Tally;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+
+/// Less text than this is not tallied: counting its chunks one by one
+/// costs less than a thread.
+const TALLY_BYTES: usize = 1 << 16;
+/// Parts are about this long (a few milliseconds of counting each).
+const PART_BYTES: usize = 1 << 19;
+
+/// A tally being made: parts left to take, parts done, and the whole.
+pub struct SharedTally<'a> {
+    text: &'a str,
+    tokenizer: &'a Tokenizer,
+    parts: Vec<Range<usize>>,
+    next: AtomicUsize,
+    /// Each part's tally once made; `Some(None)` when it failed.
+    done: Mutex<Vec<Option<Option<Tally>>>>,
+    made: Condvar,
+    whole: OnceLock<Option<Tally>>,
+}
+
+impl<'a> SharedTally<'a> {
+    fn new(text: &'a str, tokenizer: &'a Tokenizer) -> Self {
+        let parts = parts(text, PART_BYTES);
+        let done = Mutex::new((0..parts.len()).map(|_| None).collect());
+        SharedTally {
+            text,
+            tokenizer,
+            parts,
+            next: AtomicUsize::new(0),
+            done,
+            made: Condvar::new(),
+            whole: OnceLock::new(),
+        }
+    }
+
+    /// Take and make parts until none is left.
+    fn work(&self) {
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(range) = self.parts.get(i) else { return };
+            let text = &self.text[range.clone()];
+            // Stored whatever happens: the reader waits for every part.
+            let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.tokenizer.tally(text)));
+            let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+            done[i] = Some(made.ok().flatten());
+            self.made.notify_all();
+        }
+    }
+
+    /// The tally of the whole text (None when a part could not be made):
+    /// takes the parts left, then waits for those being made.
+    pub fn get(&self) -> Option<&Tally> {
+        self.whole
+            .get_or_init(|| {
+                self.work();
+                let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+                while done.iter().any(Option::is_none) {
+                    done = self.made.wait(done).unwrap_or_else(|e| e.into_inner());
+                }
+                let parts: Option<Vec<Tally>> = done.iter_mut().map(|p| p.take().flatten()).collect();
+                Tally::join(parts?)
+            })
+            .as_ref()
+    }
+}
+
+/// `text` cut into ranges of about `size` bytes, each ending after a
+/// whitespace byte (or at the text's end).
+fn parts(text: &str, size: usize) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let from = (start + size).min(bytes.len());
+        let end = bytes[from..]
+            .iter()
+            .position(|b| matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+            .map_or(bytes.len(), |i| from + i + 1);
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// Run `f` with a tally that a second thread makes of `text` while `f`
+/// parses the text (and, in `stats`, cuts it), when over-model-limit counts
+/// with a tokenizer whose counts add up word by word; else with None.
+/// Over-model-limit then counts each chunk from the tally: the text is
+/// counted once, not once per chunk that holds it.
+pub fn with_tally<R>(text: &str, opts: &LintOptions, f: impl FnOnce(Option<&SharedTally<'_>>) -> R) -> R {
+    let tokens = opts.tokens.as_ref().filter(|t| t.tokenizer.adds_up() && text.len() >= TALLY_BYTES);
+    let Some(tokens) = tokens else { return f(None) };
+    let shared = SharedTally::new(text, &tokens.tokenizer);
+    std::thread::scope(|scope| {
+        scope.spawn(|| shared.work());
+        f(Some(&shared))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_cover_the_text_and_end_after_whitespace() {
+        let text = "ab cd\nef gh ij";
+        let parts = parts(text, 2);
+        assert_eq!(parts.first().map(|p| p.start), Some(0));
+        assert_eq!(parts.last().map(|p| p.end), Some(text.len()));
+        for w in parts.windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+            assert!(text.as_bytes()[w[0].end - 1].is_ascii_whitespace());
+        }
+        assert_eq!(parts, [0..3, 3..6, 6..9, 9..12, 12..14]);
+    }
+}
