@@ -191,6 +191,35 @@ impl Strategy for Hierarchical {
     /// Every level is cut before the first chunk is handed over, so errors
     /// come before any output.
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        self.entries(text, cx, usize::MAX)?.into_iter().map(Entry::into_chunk).for_each(emit);
+        Ok(())
+    }
+
+    /// The top level is cut whole (where a parent ends depends on all before
+    /// it), the levels below only under parents that start before `end`: a
+    /// child starts in its parent, so every chunk before `end` is among them.
+    fn chunk_before(&self, text: &str, cx: &Context<'_>, end: usize) -> Option<Result<Vec<Chunk>>> {
+        let entries = self
+            .entries(text, cx, end)
+            .map(|all| all.into_iter().take_while(|e| e.range.start < end).map(Entry::into_chunk).collect());
+        Some(entries)
+    }
+}
+
+impl Entry {
+    fn into_chunk(self) -> Chunk {
+        let mut meta = self.meta.map(Arc::unwrap_or_clone).unwrap_or_default();
+        meta.level = Some(self.level);
+        meta.id = Some(hex(self.id));
+        meta.parent_id = self.parent.map(hex);
+        Chunk { range: self.range, size: self.size, meta: meta.into() }
+    }
+}
+
+impl Hierarchical {
+    /// Every level's chunks in the order they are handed over; below the
+    /// top level, only the children of parents that start before `end`.
+    fn entries(&self, text: &str, cx: &Context<'_>, end: usize) -> Result<Vec<Entry>> {
         let index = cx.sizer.index(text)?;
         let mut all: Vec<Entry> = Vec::new();
         // The chunks of the level above: (range, id); the whole text above level 0.
@@ -198,6 +227,9 @@ impl Strategy for Hierarchical {
         for (level, (size, base)) in self.levels.iter().enumerate() {
             let overlap = base.config.overlap;
             let mut next = Vec::new();
+            // Each parent is cut on its own: leaving out those that start
+            // at `end` or later changes none of the others' children.
+            parents.retain(|p| p.0.start < end);
             for batch in parents.chunks(PARENTS_PER_CALL) {
                 let ranges: Vec<Range<usize>> = batch.iter().map(|p| p.0.clone()).collect();
                 let groups = base.chunk_within(text, &ranges, cx.model, cx.control)?;
@@ -219,14 +251,7 @@ impl Strategy for Hierarchical {
         }
         drop(parents);
         all.sort_by_key(|e| (e.range.start, e.level, e.range.end));
-        for e in all {
-            let mut meta = e.meta.map(Arc::unwrap_or_clone).unwrap_or_default();
-            meta.level = Some(e.level);
-            meta.id = Some(hex(e.id));
-            meta.parent_id = e.parent.map(hex);
-            emit(Chunk { range: e.range, size: e.size, meta: meta.into() });
-        }
-        Ok(())
+        Ok(all)
     }
 }
 

@@ -56,6 +56,14 @@ pub trait Strategy: Send + Sync {
         Ok(())
     }
 
+    /// The chunks [`Strategy::chunk`] gives that start before byte `end`, in
+    /// the same order, for a strategy that can cut them for much less than
+    /// the whole text and does not stream (the workbench draws them while
+    /// the rest is cut). None: it cannot.
+    fn chunk_before(&self, _text: &str, _cx: &Context<'_>, _end: usize) -> Option<Result<Vec<Chunk>>> {
+        None
+    }
+
     /// Cut each of `ranges` of `text` as a text of its own, the chunks' ranges
     /// into `text`: how the hierarchical strategy cuts each parent into its
     /// children. By default each slice is cut alone (and measured alone: a
@@ -258,6 +266,29 @@ impl Configured {
             s.annotate(&mut chunks);
         }
         Ok(chunks)
+    }
+
+    /// [`Strategy::chunk_before`] of extracted text, annotated from its
+    /// structure as [`Configured::chunk_in`] annotates.
+    pub fn chunk_before(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        control: Control<'_>,
+        end: usize,
+    ) -> Option<Result<Vec<Chunk>>> {
+        // Embed text and enrichment are attached over the whole list.
+        if self.config.embed_text.enabled || !self.config.llm.enrich.is_empty() {
+            return None;
+        }
+        let cx = Context { config: &self.config, sizer: &self.sizer, model: None, control, structure };
+        let part = self.strategy.chunk_before(text, &cx, end)?;
+        Some(part.map(|mut chunks| {
+            if let Some(s) = structure {
+                s.annotate(&mut chunks);
+            }
+            chunks
+        }))
     }
 
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
