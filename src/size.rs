@@ -504,21 +504,43 @@ pub(crate) mod doc_cache {
         if text.len() < MIN_BYTES {
             return Ok(Arc::new(build()?));
         }
-        let mut hasher = DefaultHasher::new();
-        text.hash(&mut hasher);
-        let key = (what.to_string(), text.len(), hasher.finish());
+        let key = key(what, text);
         let hit = lock().iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
         if let Some(hit) = hit.and_then(|v| v.downcast::<T>().ok()) {
             return Ok(hit);
         }
         let value = Arc::new(build()?);
+        keep(key, value.clone());
+        Ok(value)
+    }
+
+    /// The cached value for (`what`, `text`), if any (never for small texts).
+    pub fn get<T: Any + Send + Sync>(what: &str, text: &str) -> Option<Arc<T>> {
+        (text.len() >= MIN_BYTES).then_some(())?;
+        let key = key(what, text);
+        lock().iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.clone().downcast::<T>().ok())
+    }
+
+    /// Keep `value` for (`what`, `text`), as [`get_or_build`] keeps what it builds.
+    pub fn put<T: Any + Send + Sync>(what: &str, text: &str, value: Arc<T>) {
+        if text.len() >= MIN_BYTES {
+            keep(key(what, text), value);
+        }
+    }
+
+    fn key(what: &str, text: &str) -> Key {
+        let mut hasher = DefaultHasher::new();
+        text.hash(&mut hasher);
+        (what.to_string(), text.len(), hasher.finish())
+    }
+
+    fn keep(key: Key, value: Arc<dyn Any + Send + Sync>) {
         let mut cache = lock();
         cache.retain(|(k, _)| *k != key);
         if cache.len() >= KEEP {
             cache.remove(0);
         }
-        cache.push((key, value.clone()));
-        Ok(value)
+        cache.push((key, value));
     }
 
     fn lock() -> std::sync::MutexGuard<'static, Vec<Entry>> {

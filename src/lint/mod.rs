@@ -17,7 +17,7 @@ mod stream;
 mod tally;
 
 pub use stream::LintStream;
-pub use tally::{with_tally, SharedTally};
+pub use tally::{with_kept_tally, with_tally, SharedTally};
 
 #[cfg(feature = "embed")]
 pub use options::model_tokens;

@@ -11,7 +11,7 @@ use crate::size::Tokenizer;
 use crate::word_counts::Tally;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// Less text than this is not tallied: counting its chunks one by one
 /// costs less than a thread.
@@ -28,22 +28,25 @@ pub struct SharedTally<'a> {
     /// Each part's tally once made; `Some(None)` when it failed.
     done: Mutex<Vec<Option<Option<Tally>>>>,
     made: Condvar,
-    whole: OnceLock<Option<Tally>>,
+    whole: OnceLock<Option<Arc<Tally>>>,
+    /// Keep the whole in `doc_cache` for the next lint of the same text.
+    keep: bool,
 }
 
 impl<'a> SharedTally<'a> {
-    fn new(text: &'a str, tokenizer: &'a Tokenizer) -> Self {
+    fn new(text: &'a str, tokenizer: &'a Tokenizer, keep: bool) -> Self {
         let parts = parts(text, PART_BYTES);
         let done = Mutex::new((0..parts.len()).map(|_| None).collect());
-        SharedTally {
-            text,
-            tokenizer,
-            parts,
-            next: AtomicUsize::new(0),
-            done,
-            made: Condvar::new(),
-            whole: OnceLock::new(),
-        }
+        let (next, made, whole) = (AtomicUsize::new(0), Condvar::new(), OnceLock::new());
+        SharedTally { text, tokenizer, parts, next, done, made, whole, keep }
+    }
+
+    /// A tally already made: nothing is left to take.
+    fn made(text: &'a str, tokenizer: &'a Tokenizer, tally: Arc<Tally>) -> Self {
+        let shared = SharedTally::new(text, tokenizer, false);
+        shared.next.store(shared.parts.len(), Ordering::Relaxed);
+        let _ = shared.whole.set(Some(tally));
+        shared
     }
 
     /// Take and make parts until none is left.
@@ -71,9 +74,13 @@ impl<'a> SharedTally<'a> {
                     done = self.made.wait(done).unwrap_or_else(|e| e.into_inner());
                 }
                 let parts: Option<Vec<Tally>> = done.iter_mut().map(|p| p.take().flatten()).collect();
-                Tally::join(parts?)
+                let whole = Arc::new(Tally::join(parts?)?);
+                if self.keep {
+                    crate::size::doc_cache::put(&cache_key(self.tokenizer), self.text, whole.clone());
+                }
+                Some(whole)
             })
-            .as_ref()
+            .as_deref()
     }
 }
 
@@ -101,9 +108,29 @@ fn parts(text: &str, size: usize) -> Vec<Range<usize>> {
 /// Over-model-limit then counts each chunk from the tally: the text is
 /// counted once, not once per chunk that holds it.
 pub fn with_tally<R>(text: &str, opts: &LintOptions, f: impl FnOnce(Option<&SharedTally<'_>>) -> R) -> R {
+    tallied(text, opts, false, f)
+}
+
+/// [`with_tally`] for a text linted again and again (the workbench lints
+/// after every key press): the tally is kept per text and tokenizer in
+/// `doc_cache`, and made only when the text or the tokenizer changes.
+pub fn with_kept_tally<R>(text: &str, opts: &LintOptions, f: impl FnOnce(Option<&SharedTally<'_>>) -> R) -> R {
+    tallied(text, opts, true, f)
+}
+
+fn cache_key(tokenizer: &Tokenizer) -> String {
+    format!("token tally {}", tokenizer.name())
+}
+
+fn tallied<R>(text: &str, opts: &LintOptions, keep: bool, f: impl FnOnce(Option<&SharedTally<'_>>) -> R) -> R {
     let tokens = opts.tokens.as_ref().filter(|t| t.tokenizer.adds_up() && text.len() >= TALLY_BYTES);
     let Some(tokens) = tokens else { return f(None) };
-    let shared = SharedTally::new(text, &tokens.tokenizer);
+    if keep {
+        if let Some(tally) = crate::size::doc_cache::get::<Tally>(&cache_key(&tokens.tokenizer), text) {
+            return f(Some(&SharedTally::made(text, &tokens.tokenizer, tally)));
+        }
+    }
+    let shared = SharedTally::new(text, &tokens.tokenizer, keep);
     std::thread::scope(|scope| {
         scope.spawn(|| shared.work());
         f(Some(&shared))

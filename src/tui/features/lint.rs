@@ -90,7 +90,9 @@ pub fn run(req: &LintReq, models: &mut ModelTokens) -> Msg {
         if let Some(n) = req.max_tokens {
             opts.max_tokens = n;
         }
-        let findings = crate::lint::lint(&req.text, &req.chunks, &opts);
+        // The text's token tally is kept across key presses.
+        let (text, chunks) = (&req.text, &req.chunks);
+        let findings = crate::lint::with_kept_tally(text, &opts, |t| crate::lint::lint_with(text, chunks, &opts, t));
         Linted { findings: Arc::new(findings), rules: opts.rules }
     });
     Msg::Linted { pane: req.pane, rev: req.rev, result }
