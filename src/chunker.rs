@@ -90,8 +90,7 @@ impl Chunker {
     /// held: statistics over a large file cut small stay small.
     pub fn chunk_document_each(&self, doc: &Document, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let structure = doc.structure.as_deref();
-        if self.config.embed_text.enabled || !self.config.llm.enrich.is_empty() {
-            // Embed text and enrichment read the whole list (a chunk's context, fitting).
+        if !self.configured.cuts_each() {
             self.chunk_structured(&doc.text, structure, Control::none())?.into_iter().for_each(emit);
             return Ok(());
         }
@@ -103,6 +102,12 @@ impl Chunker {
     /// chunk list, chunks coming in text order.
     pub fn streams(&self) -> bool {
         self.configured.streams()
+    }
+
+    /// Whether [`Chunker::chunk_document_each`] cuts without holding the
+    /// chunk list, chunks perhaps out of text order.
+    pub fn holds_no_list(&self) -> bool {
+        self.configured.holds_no_list()
     }
 
     /// [`Chunker::chunk_document`] of a text and its structure (None: plain text).

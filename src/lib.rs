@@ -33,6 +33,7 @@ pub mod input;
 pub mod io;
 pub mod languages;
 pub mod lint;
+pub mod measure;
 pub mod protect;
 pub mod segment;
 pub mod size;

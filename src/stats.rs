@@ -66,8 +66,7 @@ pub struct StatsBuilder<'t> {
     overlap_chars: usize,
     over_limit: usize,
     previous: Option<Range<usize>>,
-    covered_to: usize,
-    uncovered: usize,
+    coverage: Coverage<'t>,
 }
 
 impl<'t> StatsBuilder<'t> {
@@ -82,8 +81,7 @@ impl<'t> StatsBuilder<'t> {
             overlap_chars: 0,
             over_limit: 0,
             previous: None,
-            covered_to: 0,
-            uncovered: 0,
+            coverage: Coverage::new(text),
         }
     }
 
@@ -98,10 +96,7 @@ impl<'t> StatsBuilder<'t> {
             self.overlap_bytes += shared.len();
             self.overlap_chars += self.text.get(shared).map_or(0, |t| t.chars().count());
         }
-        if r.start > self.covered_to {
-            self.uncovered += non_whitespace(self.text, self.covered_to..r.start);
-        }
-        self.covered_to = self.covered_to.max(r.end);
+        self.coverage.add(r);
         self.previous = Some(r.clone());
     }
 
@@ -121,7 +116,6 @@ impl<'t> StatsBuilder<'t> {
             }
             0
         };
-        let end = self.text.len();
         Stats {
             count: self.count,
             min: self.sizes.keys().next().copied().unwrap_or(0),
@@ -132,8 +126,35 @@ impl<'t> StatsBuilder<'t> {
             overlap_bytes: self.overlap_bytes,
             overlap_chars: self.overlap_chars,
             over_limit: self.over_limit,
-            uncovered_chars: self.uncovered + non_whitespace(self.text, self.covered_to.min(end)..end),
+            uncovered_chars: self.coverage.finish(),
         }
+    }
+}
+
+/// Non-whitespace chars of a text outside ranges seen in text order (start
+/// never decreasing), counted in one pass.
+pub struct Coverage<'t> {
+    text: &'t str,
+    covered_to: usize,
+    uncovered: usize,
+}
+
+impl<'t> Coverage<'t> {
+    pub fn new(text: &'t str) -> Self {
+        Coverage { text, covered_to: 0, uncovered: 0 }
+    }
+
+    pub fn add(&mut self, r: &Range<usize>) {
+        if r.start > self.covered_to {
+            self.uncovered += non_whitespace(self.text, self.covered_to..r.start);
+        }
+        self.covered_to = self.covered_to.max(r.end);
+    }
+
+    /// The count, the text after the last range included.
+    pub fn finish(self) -> usize {
+        let end = self.text.len();
+        self.uncovered + non_whitespace(self.text, self.covered_to.min(end)..end)
     }
 }
 
@@ -146,14 +167,7 @@ fn non_whitespace(text: &str, r: Range<usize>) -> usize {
 pub fn uncovered_non_whitespace(chunks: &[Chunk], text: &str) -> usize {
     let mut ranges: Vec<_> = chunks.iter().map(|c| c.range.clone()).collect();
     ranges.sort_by_key(|r| r.start);
-    let mut covered_to = 0;
-    let mut missing = 0;
-    let gap = |from: usize, to: usize| text[from..to].chars().filter(|c| !c.is_whitespace()).count();
-    for r in ranges {
-        if r.start > covered_to {
-            missing += gap(covered_to, r.start);
-        }
-        covered_to = covered_to.max(r.end);
-    }
-    missing + gap(covered_to.min(text.len()), text.len())
+    let mut coverage = Coverage::new(text);
+    ranges.iter().for_each(|r| coverage.add(r));
+    coverage.finish()
 }

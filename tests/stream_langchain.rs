@@ -1,8 +1,9 @@
 //! The LangChain splitters (character, recursive, token, markdown header)
 //! and `code` with a tree-sitter grammar cut as they go: `chunk_each` hands
 //! each chunk over as it is cut and placed, `chunk` is the list of what it
-//! hands over, and neither `chunktui chunk` nor (where the chunks come in
-//! text order) `chunktui stats` holds the chunk list.
+//! hands over, and neither `chunktui chunk` nor `chunktui stats` holds the
+//! chunk list (where chunks go back, `stats` reads them in text order in
+//! slices of 16-byte records, cutting again for each).
 //!
 //! - `chunk_each` hands over exactly the chunks `chunk` returns, on corpus
 //!   documents and our code samples, in every unit and with the settings
@@ -14,6 +15,8 @@
 //!   order and statistics and lint counted chunk by chunk equal those of the
 //!   whole list. LangChain's placement does put chunks out of order with
 //!   overlap, words or tokens, or a dropped separator: the corpus shows it.
+//!   There, statistics and lint read in slices (`measure`) equal those of
+//!   the whole list too, with all findings or only the first ones kept.
 //! - Peak memory of `chunk` and `stats` at `--size 1` (a chunk per character
 //!   or token) grows with the input, not with the chunk count (GNU time, as
 //!   tests/limits.rs); for `code`, whose syntax tree is tree-sitter's and
@@ -26,6 +29,7 @@ mod common;
 use chunktui::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, Unit};
 use chunktui::document::{DocKind, Document};
 use chunktui::lint::{lint, LintOptions, LintStream};
+use chunktui::measure::{measure_in_slices, Linting};
 use chunktui::stats::{Stats, StatsBuilder};
 use chunktui::{Chunk, Chunker};
 use std::ffi::OsStr;
@@ -215,6 +219,8 @@ struct Tally {
     unordered: usize,
     /// Streamed runs where lint found something to compare.
     with_findings: usize,
+    /// Runs out of text order that `stats` read in text order in slices.
+    sliced: usize,
 }
 
 /// `chunk_each` hands over what `chunk` returns. Where the chunker streams,
@@ -252,6 +258,7 @@ fn check_streamed(name: &str, doc: &Document, mut config: ChunkConfig, tally: &m
     let ordered = chunks.windows(2).all(|w| w[0].range.start <= w[1].range.start);
     if !chunker.streams() {
         tally.unordered += usize::from(!ordered);
+        tally.sliced += usize::from(!ordered && check_measured(&what, doc, &chunker, &chunks, &opts, limit));
         return;
     }
     tally.streamed += 1;
@@ -264,6 +271,40 @@ fn check_streamed(name: &str, doc: &Document, mut config: ChunkConfig, tally: &m
     tally.with_findings += usize::from(!found.is_empty());
 }
 
+/// `stats` and `lint` of a cut that holds no list but may go back
+/// (`measure`) give the numbers and findings of the whole list, whatever
+/// the slices of text order it reads them in; with the first findings
+/// kept, those are the list's first ones and every one is counted. Whether
+/// the chunker holds no list.
+fn check_measured(
+    what: &str,
+    doc: &Document,
+    chunker: &Chunker,
+    chunks: &[Chunk],
+    opts: &LintOptions,
+    limit: Option<usize>,
+) -> bool {
+    if !chunker.holds_no_list() {
+        return false;
+    }
+    let stats = Stats::compute(chunks, &doc.text, limit);
+    let found = lint(&doc.text, chunks, opts);
+    // Four slices or more, two or more (a record is 16 bytes, rewritten text
+    // costs more), and the whole cut in one. Each slice cuts again.
+    let n = chunks.len();
+    for (room, keep) in [((n / 4 + 1) * 16, None), ((n / 2 + 1) * 16, Some(2)), (1 << 40, Some(0))] {
+        let linting = Linting { opts, tally: None, keep };
+        let m = measure_in_slices(chunker, doc, limit, Some(linting), room).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(m.stats, stats, "{what}: numbers read {room} chunks at a time");
+        let lint = m.lint.expect("linted");
+        let first = &found[..keep.unwrap_or(found.len()).min(found.len())];
+        assert_eq!(lint.findings, first, "{what}: findings read {room} chunks at a time, keeping {keep:?}");
+        assert_eq!(lint.total(), found.len(), "{what}: findings counted");
+        assert_eq!(lint.counts(opts), chunktui::lint::counts(&found, opts), "{what}: counts per rule");
+    }
+    true
+}
+
 #[test]
 fn langchain_chunk_each_hands_over_what_chunk_returns() {
     let mut tally = Tally::default();
@@ -273,8 +314,8 @@ fn langchain_chunk_each_hands_over_what_chunk_returns() {
         }
     }
     eprintln!(
-        "{} runs, {} streamed ({} with lint findings), {} of the others out of text order",
-        tally.runs, tally.streamed, tally.with_findings, tally.unordered
+        "{} runs, {} streamed ({} with lint findings), {} of the others out of text order ({} read in slices)",
+        tally.runs, tally.streamed, tally.with_findings, tally.unordered, tally.sliced
     );
     // Every config ran on every document (none refused); streamed runs had
     // findings to compare; and the settings that do not stream do put chunks
@@ -283,6 +324,7 @@ fn langchain_chunk_each_hands_over_what_chunk_returns() {
     assert!(tally.streamed > 100, "only {} runs streamed", tally.streamed);
     assert!(tally.with_findings > 20, "only {} streamed runs had findings", tally.with_findings);
     assert!(tally.unordered > 20, "only {} runs placed a chunk before the one before it", tally.unordered);
+    assert_eq!(tally.sliced, tally.unordered, "every LangChain splitter holds no list");
 }
 
 #[test]
@@ -338,12 +380,14 @@ fn mb(bytes: u64) -> f64 {
 }
 
 /// Tiny numbered sections: at `--size 1` a chunk per character or token,
-/// and a LangChain header chunk per ~20 bytes (each with its own metadata).
+/// and a LangChain header chunk per ~25 bytes (each with its own metadata).
+/// The rare Chinese characters are cut by cl100k token windows: LangChain
+/// then places the next chunks back at the text's start.
 fn sections(bytes: usize) -> String {
     let mut out = String::with_capacity(bytes + 64);
     let mut i = 0;
     while out.len() < bytes {
-        out.push_str(&format!("# H{i}\nSome prose.\n\n"));
+        out.push_str(&format!("# H{i}\nSome prose 龘鬱.\n\n"));
         i += 1;
     }
     out
@@ -374,8 +418,10 @@ fn langchain_memory_follows_the_input_not_the_chunk_count() {
     let config = config.to_str().unwrap();
     let grown = std::fs::metadata(&big).unwrap().len() - std::fs::metadata(&small).unwrap().len();
     // (command, strategy, its settings): a piece per character for the
-    // character splitter; stats only where the chunks come in text order.
-    let runs: [(&str, &str, &[&str]); 7] = [
+    // character splitter. `stats` reads chunks that go back in text order
+    // in slices, held as small records (token windows, words, a dropped
+    // separator).
+    let runs: [(&str, &str, &[&str]); 10] = [
         ("chunk", "langchain-recursive", &[]),
         ("chunk", "langchain-character", &["--separator", ""]),
         ("chunk", "langchain-token", &[]),
@@ -383,6 +429,9 @@ fn langchain_memory_follows_the_input_not_the_chunk_count() {
         ("stats", "langchain-recursive", &[]),
         ("stats", "langchain-character", &["--separator", "", "--keep-separator", "start"]),
         ("stats", "langchain-markdown-header", &[]),
+        ("stats", "langchain-token", &[]),
+        ("stats", "langchain-recursive", &["--unit", "words"]),
+        ("stats", "langchain-character", &["--separator", ""]),
     ];
     let mut report = Vec::new();
     let mut failures = Vec::new();
@@ -407,6 +456,14 @@ fn langchain_memory_follows_the_input_not_the_chunk_count() {
     }
     eprintln!("{}", report.join("\n"));
     assert!(failures.is_empty(), "over 10x the added input:\n{}", failures.join("\n"));
+    // The token windows did go back, so `stats` read them in slices.
+    let out = Command::new(BIN)
+        .args(["stats", "--json", "-s", "langchain-token", "--size", "1", "--overlap", "0", "-c", config])
+        .arg(&small)
+        .output()
+        .expect("run chunktui");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats --json");
+    assert!(json["uncovered_chars"].as_u64() > Some(0), "langchain-token stayed in text order: {json}");
 }
 
 /// `stats -s code` with a grammar at `--size 1` (about a chunk per token)

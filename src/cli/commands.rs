@@ -8,8 +8,9 @@ use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::export::write_error;
 use crate::input::Source;
-use crate::lint::{Finding, LintStream, SharedTally};
-use crate::stats::{Stats, StatsBuilder};
+use crate::lint::SharedTally;
+use crate::measure::{measure, Linting, Measured};
+use crate::stats::Stats;
 use crate::Chunker;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -201,7 +202,8 @@ pub(crate) fn settings_named_for(
 
 /// Settings, document and chunker for one input; the embedding model by
 /// the document's language when nobody named one.
-fn prepare(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Chunker)> {
+/// Settings, document and chunker of one input.
+pub(super) fn prepare(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Chunker)> {
     let (mut config, named) = settings_named_for(flags, file)?;
     let doc = load_input(file, flags.lossy)?;
     if doc.replaced_invalid_bytes > 0 {
@@ -213,18 +215,6 @@ fn prepare(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Docum
     }
     let chunker = Chunker::new(&config)?;
     Ok((config, doc, chunker))
-}
-
-fn chunk_document(flags: &super::ChunkFlags, file: &Path) -> Result<Chunked> {
-    let (config, doc, chunker) = prepare(flags, file)?;
-    let chunks = chunker.chunk_document(&doc)?;
-    Ok(Chunked { config, doc, chunks })
-}
-
-/// Settings, document and chunks of one input (what `chunktui lint` reads).
-pub(super) fn chunked(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkConfig, Document, Vec<crate::Chunk>)> {
-    let Chunked { config, doc, chunks } = chunk_document(flags, file)?;
-    Ok((config, doc, chunks))
 }
 
 /// Mark the files the settings name as inputs before an output is checked:
@@ -443,35 +433,18 @@ fn stats(cmd: StatsCmd) -> Result<()> {
     let opts = if linting { Some(super::lint::Report::options(&config, &doc)?) } else { None };
     // The text's token tally (over-model-limit) is made on the second core
     // while this one cuts.
-    let run = |tally: Option<&SharedTally<'_>>| -> Result<(Stats, Option<Vec<Finding>>, f64)> {
-        let started = std::time::Instant::now();
-        if chunker.streams() {
-            // Numbers and lint as the chunks are cut, the list never held: a
-            // large file cut small makes more chunks than bytes. The time
-            // includes counting them.
-            let mut numbers = StatsBuilder::new(&doc.text, limit);
-            let mut lint = opts.as_ref().map(|o| LintStream::new(&doc.text, o, tally));
-            chunker.chunk_document_each(&doc, &mut |c| {
-                numbers.add(&c);
-                if let Some(l) = &mut lint {
-                    l.push(c);
-                }
-            })?;
-            let seconds = started.elapsed().as_secs_f64();
-            Ok((numbers.finish(), lint.map(LintStream::finish), seconds))
-        } else {
-            let chunks = chunker.chunk_document(&doc)?;
-            let seconds = started.elapsed().as_secs_f64();
-            let findings = opts.as_ref().map(|o| crate::lint::lint_with(&doc.text, &chunks, o, tally));
-            Ok((Stats::compute(&chunks, &doc.text, limit), findings, seconds))
-        }
+    // The table shows the first findings; --json lists them all.
+    let keep = (!cmd.json).then_some(super::lint::SHOWN);
+    let run = |tally: Option<&SharedTally<'_>>| {
+        let linting = opts.as_ref().map(|opts| Linting { opts, tally, keep });
+        measure(&chunker, &doc, limit, linting)
     };
-    let (s, findings, seconds) = match &opts {
+    let Measured { stats: s, lint, seconds } = match &opts {
         Some(o) => crate::lint::with_tally(&doc.text, o, run)?,
         None => run(None)?,
     };
-    let lint = match (findings, &opts) {
-        (Some(f), Some(o)) => super::lint::Report::of(&doc, f, o),
+    let lint = match (lint, &opts) {
+        (Some(l), Some(o)) => super::lint::Report::of(&doc, l, o),
         _ => super::lint::Report::off(),
     };
     let text = if cmd.json {

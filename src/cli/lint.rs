@@ -7,12 +7,13 @@ use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::lint::{Finding, LintOptions, Rule};
+use crate::lint::{Finding, LintOptions, Linted, Rule};
+use crate::measure::Linting;
 use serde::Serialize;
 use std::fmt::Write as _;
 
 /// How many findings the stats table shows (`chunktui lint` lists all).
-const SHOWN: usize = 5;
+pub const SHOWN: usize = 5;
 
 /// The lint of one document: findings with their line numbers, and the
 /// count for every enabled rule.
@@ -24,6 +25,8 @@ pub struct Report {
     pub summary: Vec<String>,
     /// Not linted (`stats --no-lint`, `[lint] enabled = false`).
     pub off: bool,
+    /// Every finding, counted (`findings` may hold only the first ones).
+    pub total: usize,
 }
 
 /// A rule that fires this often gets a summary line.
@@ -79,7 +82,7 @@ impl Report {
     /// embedding model's own tokenizer when it is installed.
     pub fn new(config: &ChunkConfig, doc: &Document, chunks: &[Chunk]) -> Result<Report> {
         let opts = Report::options(config, doc)?;
-        Ok(Report::of(doc, crate::lint::lint(&doc.text, chunks, &opts), &opts))
+        Ok(Report::of(doc, Linted::of(crate::lint::lint(&doc.text, chunks, &opts), None), &opts))
     }
 
     /// The lint options for `doc` under `config` (the model's own tokenizer
@@ -91,25 +94,26 @@ impl Report {
         LintOptions::new(config, doc.kind)
     }
 
-    /// The report of `findings` (in text order) on `doc`.
-    pub fn of(doc: &Document, findings: Vec<crate::lint::Finding>, opts: &LintOptions) -> Report {
-        let counts = crate::lint::counts(&findings, opts);
+    /// The report of the findings on `doc`.
+    pub fn of(doc: &Document, linted: Linted, opts: &LintOptions) -> Report {
+        let counts = linted.counts(opts);
         let summary = summary(&counts, opts);
-        let mut lines = Vec::with_capacity(findings.len());
+        let total = linted.total();
+        let mut lines = Vec::with_capacity(linted.findings.len());
         let (mut line, mut pos) = (1, 0);
-        for f in findings {
+        for f in linted.findings {
             // Findings come in text order: count line breaks once.
             let at = f.at.min(doc.text.len());
             line += doc.text.as_bytes()[pos.min(at)..at].iter().filter(|&&b| b == b'\n').count();
             pos = pos.max(at);
             lines.push(Line { finding: f, line });
         }
-        Report { findings: lines, counts, summary, off: false }
+        Report { findings: lines, counts, summary, off: false, total }
     }
 
     /// The report of a run that did not lint.
     pub fn off() -> Report {
-        Report { findings: Vec::new(), counts: Vec::new(), summary: Vec::new(), off: true }
+        Report { findings: Vec::new(), counts: Vec::new(), summary: Vec::new(), off: true, total: 0 }
     }
 
     pub fn json(&self) -> Json<'_> {
@@ -130,8 +134,8 @@ impl Report {
             let f = &l.finding;
             let _ = writeln!(t, "  line {:<6} {:<16} chunk {}: {}", l.line, f.rule.name(), f.chunk, f.message);
         }
-        if self.findings.len() > SHOWN {
-            let _ = writeln!(t, "  … and {} more (`chunktui lint FILE` lists them all)", self.findings.len() - SHOWN);
+        if self.total > SHOWN {
+            let _ = writeln!(t, "  … and {} more (`chunktui lint FILE` lists them all)", self.total - SHOWN);
         }
         for s in &self.summary {
             let _ = writeln!(t, "  {s}");
@@ -141,8 +145,13 @@ impl Report {
 
 /// `chunktui lint FILE`: every finding, one per line; exit 1 when any.
 pub fn run(cmd: LintCmd) -> Result<()> {
-    let (config, doc, chunks) = super::commands::chunked(&cmd.flags, &cmd.file)?;
-    let report = Report::new(&config, &doc, &chunks)?;
+    let (config, doc, chunker) = super::commands::prepare(&cmd.flags, &cmd.file)?;
+    // Cut as `stats` cuts: a large file cut small holds no chunk list.
+    let opts = Report::options(&config, &doc)?;
+    let measured = crate::lint::with_tally(&doc.text, &opts, |tally| {
+        crate::measure::measure(&chunker, &doc, None, Some(Linting { opts: &opts, tally, keep: None }))
+    })?;
+    let report = Report::of(&doc, measured.lint.unwrap_or_default(), &opts);
     let name = cmd.file.display().to_string();
     let out = if cmd.json {
         #[derive(Serialize)]

@@ -289,6 +289,53 @@ pub fn counts(findings: &[Finding], opts: &LintOptions) -> Vec<(Rule, usize)> {
     opts.rules.iter().map(|&r| (r, findings.iter().filter(|f| f.rule == r).count())).collect()
 }
 
+/// Findings, perhaps only the first ones, and how many each rule found.
+#[derive(Default)]
+pub struct Linted {
+    /// In text order (then rule order): all of them, or the first ones.
+    pub findings: Vec<Finding>,
+    /// Every finding counted, by `Rule as usize`.
+    per_rule: [usize; RULES.len()],
+}
+
+impl Linted {
+    /// `findings` (of [`lint`]), the first `keep` of them kept.
+    pub fn of(findings: Vec<Finding>, keep: Option<usize>) -> Linted {
+        let mut out = Linted::default();
+        findings.into_iter().for_each(|f| out.add(f, keep));
+        out.settle(keep);
+        out
+    }
+
+    /// Count `f` and hold it; past twice `keep` held, keep the first `keep`
+    /// (each finding then costs a constant on average).
+    fn add(&mut self, f: Finding, keep: Option<usize>) {
+        self.per_rule[f.rule as usize] += 1;
+        self.findings.push(f);
+        if keep.is_some_and(|n| self.findings.len() >= n.saturating_mul(2).max(1024)) {
+            self.settle(keep);
+        }
+    }
+
+    /// Sort, and keep the first `keep`.
+    fn settle(&mut self, keep: Option<usize>) {
+        sort(&mut self.findings);
+        if let Some(n) = keep {
+            self.findings.truncate(n);
+        }
+    }
+
+    /// All findings, counted.
+    pub fn total(&self) -> usize {
+        self.per_rule.iter().sum()
+    }
+
+    /// Findings per enabled rule (zeros included), in table order.
+    pub fn counts(&self, opts: &LintOptions) -> Vec<(Rule, usize)> {
+        opts.rules.iter().map(|&r| (r, self.per_rule[r as usize])).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

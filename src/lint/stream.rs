@@ -10,7 +10,7 @@
 //! the next window, which starts with the last judged non-blank chunk as
 //! its left neighbour (linted again, its findings not kept).
 
-use super::{sort, Finding, LintOptions, Reading, SharedTally};
+use super::{Finding, LintOptions, Linted, Reading, SharedTally};
 use crate::chunk::Chunk;
 
 /// Chunks held before a window is linted.
@@ -19,12 +19,18 @@ const WINDOW: usize = 1 << 16;
 pub struct LintStream<'a> {
     reading: Reading<'a>,
     window: Vec<Chunk>,
+    /// The number each window chunk's findings carry (its place in the
+    /// list `chunk` returns, which differs from its place in this stream
+    /// when chunks were sorted into text order first).
+    numbers: Vec<usize>,
     cap: usize,
     /// The number (in the whole cut) of `window[0]`.
     base: usize,
     /// Chunks numbered below this are judged already.
     judged: usize,
-    findings: Vec<Finding>,
+    found: Linted,
+    /// Keep only this many findings, the first in text order.
+    keep: Option<usize>,
 }
 
 impl<'a> LintStream<'a> {
@@ -36,11 +42,43 @@ impl<'a> LintStream<'a> {
     /// A stream that lints every `cap` chunks (tests use small windows).
     pub fn with_window(text: &'a str, opts: &'a LintOptions, tally: Option<&'a SharedTally<'a>>, cap: usize) -> Self {
         let reading = Reading::new(text, opts, tally);
-        LintStream { reading, window: Vec::new(), cap: cap.max(2), base: 0, judged: 0, findings: Vec::new() }
+        LintStream {
+            reading,
+            window: Vec::new(),
+            numbers: Vec::new(),
+            cap: cap.max(2),
+            base: 0,
+            judged: 0,
+            found: Linted::default(),
+            keep: None,
+        }
     }
 
+    /// Keep only the first `n` findings in text order; all are counted. A
+    /// large file cut small can have more findings than bytes.
+    pub fn keep_first(mut self, n: Option<usize>) -> Self {
+        self.keep = n;
+        self
+    }
+
+    /// Start again from the first chunk, keeping what was read of the text.
+    pub fn restart(&mut self) {
+        self.window.clear();
+        self.numbers.clear();
+        (self.base, self.judged) = (0, 0);
+        self.found = Linted::default();
+    }
+
+    /// The next chunk in text order, numbered by its place in the stream.
     pub fn push(&mut self, chunk: Chunk) {
+        let number = self.base + self.window.len();
+        self.push_numbered(chunk, number);
+    }
+
+    /// The next chunk in text order, its findings numbered `number`.
+    pub fn push_numbered(&mut self, chunk: Chunk, number: usize) {
         self.window.push(chunk);
+        self.numbers.push(number);
         if self.window.len() >= self.cap {
             self.flush();
         }
@@ -57,6 +95,7 @@ impl<'a> LintStream<'a> {
         let Some(context) = self.window[..last].iter().rposition(|c| !self.blank(c)) else { return };
         self.lint_window(self.base + last);
         self.window.drain(..context);
+        self.numbers.drain(..context);
         self.base += context;
         self.judged = self.judged.max(self.base + last - context);
     }
@@ -65,15 +104,24 @@ impl<'a> LintStream<'a> {
     fn lint_window(&mut self, until: usize) {
         let mut found = Vec::new();
         self.reading.lint_into(&self.window, self.base, &mut found);
-        let judged = self.judged;
-        self.findings.extend(found.into_iter().filter(|f| (judged..until).contains(&f.chunk)));
+        let (judged, base, numbers) = (self.judged, self.base, &self.numbers);
+        for mut f in found.into_iter().filter(|f| (judged..until).contains(&f.chunk)) {
+            f.chunk = numbers[f.chunk - base];
+            self.found.add(f, self.keep);
+        }
     }
 
     /// The findings, in text order (then rule order), as [`super::lint`] gives.
-    pub fn finish(mut self) -> Vec<Finding> {
+    pub fn finish(self) -> Vec<Finding> {
+        self.finish_counted().findings
+    }
+
+    /// The findings (the first ones, with [`LintStream::keep_first`]) and
+    /// the count of each rule's.
+    pub fn finish_counted(mut self) -> Linted {
         self.lint_window(usize::MAX);
-        let mut findings = self.findings;
-        sort(&mut findings);
-        findings
+        let mut found = self.found;
+        found.settle(self.keep);
+        found
     }
 }

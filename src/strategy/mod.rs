@@ -48,6 +48,13 @@ pub trait Strategy: Send + Sync {
         false
     }
 
+    /// Whether [`Strategy::chunk_each`] holds no chunk list, though (unlike
+    /// [`Strategy::streams`]) a chunk may come before the one before it:
+    /// `stats` then reads them in text order over a few passes.
+    fn holds_no_list(&self) -> bool {
+        self.streams()
+    }
+
     /// Hand the chunks [`Strategy::chunk`] returns to `emit`, one by one in
     /// the same order. Strategies that can cut without holding the list
     /// override it, so statistics over a large file cut small hold none.
@@ -278,7 +285,7 @@ impl Configured {
         end: usize,
     ) -> Option<Result<Vec<Chunk>>> {
         // Embed text and enrichment are attached over the whole list.
-        if self.config.embed_text.enabled || !self.config.llm.enrich.is_empty() {
+        if !self.cuts_each() {
             return None;
         }
         let cx = Context { config: &self.config, sizer: &self.sizer, model: None, control, structure };
@@ -294,7 +301,19 @@ impl Configured {
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
     /// chunks over in text order).
     pub fn streams(&self) -> bool {
-        !self.config.embed_text.enabled && self.config.llm.enrich.is_empty() && self.strategy.streams()
+        self.cuts_each() && self.strategy.streams()
+    }
+
+    /// Whether [`Configured::chunk_each_in`] holds no chunk list (chunks may
+    /// come out of text order).
+    pub fn holds_no_list(&self) -> bool {
+        self.cuts_each() && self.strategy.holds_no_list()
+    }
+
+    /// Whether chunks can be handed over as they are cut: embed text and
+    /// enrichment read the whole list (a chunk's context, fitting).
+    pub fn cuts_each(&self) -> bool {
+        !self.config.embed_text.enabled && self.config.llm.enrich.is_empty()
     }
 
     /// [`Configured::chunk_in`], each chunk handed to `emit` in order, cut by

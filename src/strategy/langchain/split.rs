@@ -731,6 +731,10 @@ impl Strategy for Splitter {
         self.ordered
     }
 
+    fn holds_no_list(&self) -> bool {
+        true
+    }
+
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         check_special_tokens(text, cx.sizer)?;
         let len = LenFn::new(cx.sizer);

@@ -35,7 +35,7 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool, out: &mut dyn FnM
     let mut start = 0;
     while start < n {
         let cur = (start + size).min(n);
-        let (b0, b1) = (offsets[start], offsets[cur]);
+        let (b0, b1) = (offsets[start] as usize, offsets[cur] as usize);
         let mut raw = if text.is_char_boundary(b0) && text.is_char_boundary(b1) {
             Raw::slice(b0..b1)
         } else {
@@ -55,17 +55,22 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool, out: &mut dyn FnM
 }
 
 /// Byte offsets of the boundaries of `bpe.encode_ordinary(text)`'s tokens,
-/// from 0 to `text.len()` (byte-level BPE: token bytes add up to the text).
+/// from 0 to `text.len()` (byte-level BPE: token bytes add up to the text),
+/// as u32: at `--size 1` the windows are as many as the tokens, and the
+/// offsets are what is held.
 /// Encoded in the pieces [`crate::size::token_segments`] cuts: the same tokens
 /// as one whole encode, except next to a cut forced inside a run of over
 /// 192 KB with no space or line break (see there).
-fn token_offsets(text: &str, bpe: &crate::bpe::Bpe) -> Result<Vec<usize>> {
+fn token_offsets(text: &str, bpe: &crate::bpe::Bpe) -> Result<Vec<u32>> {
+    if u32::try_from(text.len()).is_err() {
+        return Err(Error::config("langchain-token cuts texts of up to 4 GiB: split the file first"));
+    }
     let mut offsets = vec![0];
     let mut pos = 0usize;
     for seg in token_segments(text) {
         bpe.token_lens(&text[seg], |len| {
             pos += len;
-            offsets.push(pos);
+            offsets.push(pos as u32);
         });
     }
     debug_assert_eq!(pos, text.len());
@@ -99,6 +104,10 @@ impl Strategy for TokenWindows {
     /// not say it streams (which promises text order): a window that cuts a
     /// character is decoded with U+FFFD, is not found in the text, and sends
     /// the next search back to the text's start.
+    fn holds_no_list(&self) -> bool {
+        true
+    }
+
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let len = LenFn::new(cx.sizer);
         let mut placer = Placer::new(text, cx.config.overlap, &len);
