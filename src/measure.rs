@@ -79,7 +79,7 @@ pub fn measure_in_slices(
     let mut lint = linting.map(|l| LintStream::new(text, l.opts, l.tally).keep_first(l.keep));
     // Kept in case a chunk goes back (not needed when the strategy streams).
     let mut slice = (!chunker.streams()).then(|| Slice::above(None, room));
-    let (mut ordered, mut last) = (true, (0, 0));
+    let mut order = Order::default();
     let mut index = 0;
     chunker.chunk_document_each(doc, &mut |c| {
         numbers.add(&c);
@@ -87,15 +87,14 @@ pub fn measure_in_slices(
             s.offer(index, &c);
         }
         index = index.saturating_add(1);
-        ordered &= last <= (c.range.start, c.range.end);
-        last = (c.range.start, c.range.end);
+        let ordered = order.follows(&c);
         if let (true, Some(l)) = (ordered, &mut lint) {
             l.push(c);
         }
     })?;
     let seconds = started.elapsed().as_secs_f64();
     let mut stats = numbers.finish();
-    let (Some(first), false) = (slice, ordered) else {
+    let (Some(first), false) = (slice, order.ordered) else {
         return Ok(Measured { stats, lint: lint.map(LintStream::finish_counted), seconds });
     };
     // A chunk went back: read the cut again in text order.
@@ -111,6 +110,40 @@ pub fn measure_in_slices(
     })?;
     stats.uncovered_chars = coverage.finish();
     Ok(Measured { stats, lint: lint.map(LintStream::finish_counted), seconds })
+}
+
+/// Whether chunks come as the one-pass readers need them: starts never
+/// decreasing (uncovered text), and within each level (start, end) never
+/// decreasing (lint, which reads each level apart).
+struct Order {
+    ordered: bool,
+    start: usize,
+    /// The last (start, end) of each level.
+    levels: Vec<(Option<u8>, (usize, usize))>,
+}
+
+impl Default for Order {
+    fn default() -> Self {
+        Order { ordered: true, start: 0, levels: Vec::new() }
+    }
+}
+
+impl Order {
+    /// Take `c` as the next chunk; whether all so far came in order.
+    fn follows(&mut self, c: &Chunk) -> bool {
+        let here = (c.range.start, c.range.end);
+        let level = c.meta.level;
+        self.ordered &= self.start <= here.0;
+        self.start = here.0;
+        match self.levels.iter_mut().find(|(l, _)| *l == level) {
+            Some((_, last)) => {
+                self.ordered &= *last <= here;
+                *last = here;
+            }
+            None => self.levels.push((level, here)),
+        }
+        self.ordered
+    }
 }
 
 /// Records hold offsets and places in the list as u32 (a cut has about as

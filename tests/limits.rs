@@ -154,11 +154,12 @@ fn peak_rss_of(args: &[&OsStr]) -> u64 {
     common::gnu_time_peak(report.path())
 }
 
-/// `stats` with the strategies that stream (recursive, the default, and
-/// fixed) holds no chunk list: cut to one char, a Markdown file makes about
-/// a chunk per byte, and memory must still grow like the input, not like
-/// the chunks (it grew by ~260 bytes a chunk when the list was held: 11 GB
-/// on 50 MB).
+/// `stats` with the strategies that stream (recursive, the default, fixed,
+/// and hierarchical, whose levels interleave) holds no chunk list: cut to
+/// one char, a Markdown file makes about a chunk per byte (hierarchical at
+/// size 16 three: 16, 4 and 1), and memory must still grow like the input,
+/// not like the chunks (it grew by ~260 bytes a chunk when the list was
+/// held: 11 GB on 50 MB, 15 GB for hierarchical).
 #[test]
 fn stats_memory_follows_the_input_not_the_chunk_count() {
     let paragraph = "## A heading\n\nSome prose, with a clause; then another sentence. 中文句子也在这里。\n\n";
@@ -166,19 +167,21 @@ fn stats_memory_follows_the_input_not_the_chunk_count() {
     let small = temp_file(dir.path(), "small.md", paragraph.repeat((256 << 10) / paragraph.len()).as_bytes());
     let big = temp_file(dir.path(), "big.md", paragraph.repeat((2 << 20) / paragraph.len()).as_bytes());
     let grown = std::fs::metadata(&big).unwrap().len() - std::fs::metadata(&small).unwrap().len();
-    for strategy in ["recursive", "fixed"] {
-        let peak = |file: &Path| {
-            let words = ["-s", strategy, "--size", "1", "--overlap", "0"].map(OsStr::new);
-            peak_rss_of(&[&[OsStr::new("stats"), file.as_os_str()][..], &words].concat())
-        };
-        let extra = peak(&big).saturating_sub(peak(&small));
-        assert!(
-            extra < 10 * grown + (4 << 20),
-            "stats -s {strategy} --size 1: {:.1} MB more for {:.1} MB more input ({:.1}x)",
-            extra as f64 / 1e6,
-            grown as f64 / 1e6,
-            extra as f64 / grown as f64
-        );
+    for (strategy, size) in [("recursive", "1"), ("fixed", "1"), ("hierarchical", "1"), ("hierarchical", "16")] {
+        for command in ["stats", "chunk"] {
+            let peak = |file: &Path| {
+                let words = [command, "-s", strategy, "--size", size, "--overlap", "0"].map(OsStr::new);
+                peak_rss_of(&[&words[..1], &[file.as_os_str()], &words[1..]].concat())
+            };
+            let extra = peak(&big).saturating_sub(peak(&small));
+            assert!(
+                extra < 10 * grown + (4 << 20),
+                "{command} -s {strategy} --size {size}: {:.1} MB more for {:.1} MB more input ({:.1}x)",
+                extra as f64 / 1e6,
+                grown as f64 / 1e6,
+                extra as f64 / grown as f64
+            );
+        }
     }
 }
 
@@ -188,9 +191,9 @@ fn stats_memory_follows_the_input_not_the_chunk_count() {
 /// (plus 4 MB of allocator and page granularity). The base run pays what
 /// does not grow with the input: the binary, tokenizer tables, regex caches.
 /// Chunks count apart because `hierarchical` makes ~38 per KB (three levels,
-/// the smallest of ~33 chars) and holds each until all levels are cut, as a
-/// compact entry (~70 bytes; records are written as they are made, never
-/// held: a chunk cost ~1 KB when they were).
+/// the smallest of ~33 chars) and holds each until nothing still to be cut
+/// can come before it, as a compact entry (~70 bytes; records are written
+/// as they are made, never held: a chunk cost ~1 KB when they were).
 fn memory_stays_proportional(unit: &str, base_len: usize, len: usize, factor: u64) {
     const PER_CHUNK: u64 = 160;
     let lines = |path: &Path| std::fs::read(path).unwrap().iter().filter(|&&b| b == b'\n').count() as u64;

@@ -1,5 +1,6 @@
 //! `chunktui stats` over strategies that stream (recursive, fixed, sentence,
-//! markdown, html, code without a grammar) holds no chunk list: it counts each chunk as it is cut
+//! markdown, html, code without a grammar, and hierarchical over them, its
+//! levels interleaved) holds no chunk list: it counts each chunk as it is cut
 //! ([`StatsBuilder`]) and lints a window of chunks at a time ([`LintStream`]). Both must give exactly what
 //! the whole list gives: the same numbers, the same findings with the same
 //! chunk numbers, on Markdown, prose, Chinese and whitespace-heavy text,
@@ -53,6 +54,15 @@ fn configs() -> Vec<ChunkConfig> {
                 out.push(ChunkConfig { strategy, unit, size, overlap, ..ChunkConfig::default() });
             }
         }
+        // Up to three levels (size, size / 4, size / 16), each linted apart.
+        for base in [StrategyKind::Recursive, StrategyKind::Sentence, StrategyKind::Markdown, StrategyKind::Fixed] {
+            for unit in [Unit::Chars, Unit::Words] {
+                let mut c =
+                    ChunkConfig { strategy: StrategyKind::Hierarchical, unit, size, overlap, ..Default::default() };
+                c.hierarchical.base = base;
+                out.push(c);
+            }
+        }
     }
     out
 }
@@ -68,8 +78,10 @@ fn streamed_stats_and_lint_equal_those_of_the_whole_list() {
             config.lint.off = vec!["over-model-limit".into()];
             let chunker = Chunker::new(&config).expect("chunker");
             assert!(chunker.streams(), "{} streams", config.strategy);
-            let what =
-                format!("{name}: {} {} size {} overlap {}", config.strategy, config.unit, config.size, config.overlap);
+            let what = format!(
+                "{name}: {} (base {}) {} size {} overlap {}",
+                config.strategy, config.hierarchical.base, config.unit, config.size, config.overlap
+            );
             let chunks = chunker.chunk_document(&doc).expect("chunks");
             let limit = Some(config.size);
             let opts = LintOptions::new(&config, kind).expect("lint options");

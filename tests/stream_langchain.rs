@@ -404,7 +404,7 @@ const NO_LINT: &str = "[lint]\noff = [\"mid-sentence\", \"orphan-heading\", \"sp
 /// nor does `stats` with the settings that stream: memory grows like the
 /// input (1x to 4x here), not like the chunks (held, they cost 20x to 90x:
 /// 0.9 GB for 10 MB of Markdown with langchain-recursive). The smaller file
-/// already fills `stats`' lint window (65,536 chunks), so the difference is
+/// already fills `stats`' lint window (16,384 chunks), so the difference is
 /// what the strategy holds.
 #[test]
 fn langchain_memory_follows_the_input_not_the_chunk_count() {
@@ -470,7 +470,7 @@ fn langchain_memory_follows_the_input_not_the_chunk_count() {
 /// holds no chunk list: it takes little more than the same file in one
 /// chunk, where the walk stops at the root. Both hold the syntax tree
 /// (tree-sitter's, ~35 bytes a byte); only the cut differs, and `stats`
-/// lints a window of at most 65,536 chunks at a time (~25 MB of chunks with
+/// lints a window of at most 16,384 chunks at a time (~6 MB of chunks with
 /// their symbols), which the allowance covers. Held, the list cost ~250
 /// bytes a byte (3 GB for 10 MB of Rust).
 #[test]

@@ -1,36 +1,48 @@
-//! Lint of a flat cut fed one chunk at a time, in text order: what `stats`
-//! does over a large file cut small, where the chunk list would be many
-//! times the file. It holds a window of chunks, never the whole cut, and
-//! finds exactly what [`super::lint`] finds on the whole list.
+//! Lint of a cut fed one chunk at a time, each level in text order: what
+//! `stats` does over a large file cut small, where the chunk list would be
+//! many times the file. It holds a window of chunks per level (a flat cut
+//! has one; a hierarchical cut one per `meta.level`), never the whole cut,
+//! and finds exactly what [`super::lint`] finds on the whole list.
 //!
 //! Every rule judges a chunk by itself and, for mid-sentence, by the
-//! nearest chunk on each side that holds more than whitespace. So a window
-//! is linted once it ends with such a chunk: everything before that chunk
-//! has both its neighbours in the window. The chunk itself is judged with
-//! the next window, which starts with the last judged non-blank chunk as
-//! its left neighbour (linted again, its findings not kept).
+//! nearest chunk of its level on each side that holds more than whitespace.
+//! So a level's window is linted once it ends with such a chunk: everything
+//! before that chunk has both its neighbours in the window. The chunk itself
+//! is judged with the next window, which starts with the last judged
+//! non-blank chunk as its left neighbour (linted again, its findings not
+//! kept).
 
 use super::{Finding, LintOptions, Linted, Reading, SharedTally};
 use crate::chunk::Chunk;
 
-/// Chunks held before a window is linted.
-const WINDOW: usize = 1 << 16;
+/// Chunks of a level held before its window is linted (a hierarchical
+/// cut's chunks carry ids: ~330 bytes each, three levels 16 MB).
+const WINDOW: usize = 1 << 14;
 
 pub struct LintStream<'a> {
     reading: Reading<'a>,
-    window: Vec<Chunk>,
-    /// The number each window chunk's findings carry (its place in the
-    /// list `chunk` returns, which differs from its place in this stream
-    /// when chunks were sorted into text order first).
-    numbers: Vec<usize>,
+    /// One window per level, by `meta.level`.
+    levels: Vec<(Option<u8>, Window)>,
     cap: usize,
-    /// The number (in the whole cut) of `window[0]`.
-    base: usize,
-    /// Chunks numbered below this are judged already.
-    judged: usize,
+    /// Chunks pushed so far (the number [`LintStream::push`] gives).
+    pushed: usize,
     found: Linted,
     /// Keep only this many findings, the first in text order.
     keep: Option<usize>,
+}
+
+/// One level's chunks not yet judged, and their context.
+#[derive(Default)]
+struct Window {
+    chunks: Vec<Chunk>,
+    /// The number each chunk's findings carry (its place in the list
+    /// `chunk` returns, which differs from its place in this stream when
+    /// chunks were sorted into text order first, or levels interleave).
+    numbers: Vec<usize>,
+    /// The place in this level of `chunks[0]`.
+    base: usize,
+    /// Chunks of this level placed below this are judged already.
+    judged: usize,
 }
 
 impl<'a> LintStream<'a> {
@@ -42,16 +54,7 @@ impl<'a> LintStream<'a> {
     /// A stream that lints every `cap` chunks (tests use small windows).
     pub fn with_window(text: &'a str, opts: &'a LintOptions, tally: Option<&'a SharedTally<'a>>, cap: usize) -> Self {
         let reading = Reading::new(text, opts, tally);
-        LintStream {
-            reading,
-            window: Vec::new(),
-            numbers: Vec::new(),
-            cap: cap.max(2),
-            base: 0,
-            judged: 0,
-            found: Linted::default(),
-            keep: None,
-        }
+        LintStream { reading, levels: Vec::new(), cap: cap.max(2), pushed: 0, found: Linted::default(), keep: None }
     }
 
     /// Keep only the first `n` findings in text order; all are counted. A
@@ -63,24 +66,34 @@ impl<'a> LintStream<'a> {
 
     /// Start again from the first chunk, keeping what was read of the text.
     pub fn restart(&mut self) {
-        self.window.clear();
-        self.numbers.clear();
-        (self.base, self.judged) = (0, 0);
+        self.levels.clear();
+        self.pushed = 0;
         self.found = Linted::default();
     }
 
-    /// The next chunk in text order, numbered by its place in the stream.
+    /// The next chunk (in text order within its level), numbered by its
+    /// place in the stream.
     pub fn push(&mut self, chunk: Chunk) {
-        let number = self.base + self.window.len();
-        self.push_numbered(chunk, number);
+        self.push_numbered(chunk, self.pushed);
     }
 
-    /// The next chunk in text order, its findings numbered `number`.
+    /// The next chunk (in text order within its level), its findings
+    /// numbered `number`.
     pub fn push_numbered(&mut self, chunk: Chunk, number: usize) {
-        self.window.push(chunk);
-        self.numbers.push(number);
-        if self.window.len() >= self.cap {
-            self.flush();
+        self.pushed += 1;
+        let level = chunk.meta.level;
+        let i = match self.levels.iter().position(|(l, _)| *l == level) {
+            Some(i) => i,
+            None => {
+                self.levels.push((level, Window::default()));
+                self.levels.len() - 1
+            }
+        };
+        let w = &mut self.levels[i].1;
+        w.chunks.push(chunk);
+        w.numbers.push(number);
+        if w.chunks.len() >= self.cap {
+            self.flush(i);
         }
     }
 
@@ -88,25 +101,30 @@ impl<'a> LintStream<'a> {
         self.reading.text.get(c.range.clone()).is_none_or(|t| t.trim().is_empty())
     }
 
-    /// Lint the window up to its last non-blank chunk, keep the findings of
-    /// chunks not judged before, and keep from the non-blank chunk before it.
-    fn flush(&mut self) {
-        let Some(last) = self.window.iter().rposition(|c| !self.blank(c)) else { return };
-        let Some(context) = self.window[..last].iter().rposition(|c| !self.blank(c)) else { return };
-        self.lint_window(self.base + last);
-        self.window.drain(..context);
-        self.numbers.drain(..context);
-        self.base += context;
-        self.judged = self.judged.max(self.base + last - context);
+    /// Lint level `i`'s window up to its last non-blank chunk, keep the
+    /// findings of chunks not judged before, and keep from the non-blank
+    /// chunk before it.
+    fn flush(&mut self, i: usize) {
+        let w = &self.levels[i].1;
+        let Some(last) = w.chunks.iter().rposition(|c| !self.blank(c)) else { return };
+        let Some(context) = w.chunks[..last].iter().rposition(|c| !self.blank(c)) else { return };
+        let until = w.base + last;
+        self.lint_window(i, until);
+        let w = &mut self.levels[i].1;
+        w.chunks.drain(..context);
+        w.numbers.drain(..context);
+        w.base += context;
+        w.judged = w.judged.max(until);
     }
 
-    /// Lint the window, keeping findings of chunks from `judged` to `until`.
-    fn lint_window(&mut self, until: usize) {
+    /// Lint level `i`'s window, keeping findings of its chunks placed from
+    /// `judged` to `until`.
+    fn lint_window(&mut self, i: usize, until: usize) {
+        let w = &self.levels[i].1;
         let mut found = Vec::new();
-        self.reading.lint_into(&self.window, self.base, &mut found);
-        let (judged, base, numbers) = (self.judged, self.base, &self.numbers);
-        for mut f in found.into_iter().filter(|f| (judged..until).contains(&f.chunk)) {
-            f.chunk = numbers[f.chunk - base];
+        self.reading.lint_into(&w.chunks, w.base, &mut found);
+        for mut f in found.into_iter().filter(|f| (w.judged..until).contains(&f.chunk)) {
+            f.chunk = w.numbers[f.chunk - w.base];
             self.found.add(f, self.keep);
         }
     }
@@ -119,7 +137,9 @@ impl<'a> LintStream<'a> {
     /// The findings (the first ones, with [`LintStream::keep_first`]) and
     /// the count of each rule's.
     pub fn finish_counted(mut self) -> Linted {
-        self.lint_window(usize::MAX);
+        for i in 0..self.levels.len() {
+            self.lint_window(i, usize::MAX);
+        }
         let mut found = self.found;
         found.settle(self.keep);
         found

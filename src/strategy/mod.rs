@@ -63,14 +63,6 @@ pub trait Strategy: Send + Sync {
         Ok(())
     }
 
-    /// The chunks [`Strategy::chunk`] gives that start before byte `end`, in
-    /// the same order, for a strategy that can cut them for much less than
-    /// the whole text and does not stream (the workbench draws them while
-    /// the rest is cut). None: it cannot.
-    fn chunk_before(&self, _text: &str, _cx: &Context<'_>, _end: usize) -> Option<Result<Vec<Chunk>>> {
-        None
-    }
-
     /// Cut each of `ranges` of `text` as a text of its own, the chunks' ranges
     /// into `text`: how the hierarchical strategy cuts each parent into its
     /// children. By default each slice is cut alone (and measured alone: a
@@ -275,29 +267,6 @@ impl Configured {
         Ok(chunks)
     }
 
-    /// [`Strategy::chunk_before`] of extracted text, annotated from its
-    /// structure as [`Configured::chunk_in`] annotates.
-    pub fn chunk_before(
-        &self,
-        text: &str,
-        structure: Option<&crate::extract::Structure>,
-        control: Control<'_>,
-        end: usize,
-    ) -> Option<Result<Vec<Chunk>>> {
-        // Embed text and enrichment are attached over the whole list.
-        if !self.cuts_each() {
-            return None;
-        }
-        let cx = Context { config: &self.config, sizer: &self.sizer, model: None, control, structure };
-        let part = self.strategy.chunk_before(text, &cx, end)?;
-        Some(part.map(|mut chunks| {
-            if let Some(s) = structure {
-                s.annotate(&mut chunks);
-            }
-            chunks
-        }))
-    }
-
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
     /// chunks over in text order).
     pub fn streams(&self) -> bool {
@@ -335,6 +304,26 @@ impl Configured {
             }),
             None => self.strategy.chunk_each(text, &cx, emit),
         }
+    }
+
+    /// [`Configured::chunk_within`] of the whole text as one range, each
+    /// chunk handed to `emit` as it is cut: in text order where
+    /// [`Configured::strategy_streams`].
+    pub fn chunk_whole_each(
+        &self,
+        text: &str,
+        model: Option<&dyn Embedder>,
+        control: Control<'_>,
+        emit: &mut dyn FnMut(Chunk),
+    ) -> Result<()> {
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure: None };
+        self.strategy.chunk_each(text, &cx, emit)
+    }
+
+    /// Whether the strategy itself hands chunks over in text order without
+    /// holding their list (whatever else the config attaches to them).
+    pub fn strategy_streams(&self) -> bool {
+        self.strategy.streams()
     }
 
     /// Cut each of `ranges` of `text` on its own (see [`Strategy::chunk_within`]).

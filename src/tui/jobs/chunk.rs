@@ -58,8 +58,7 @@ type FirstPart<'a> = (std::ops::Range<usize>, &'a mut dyn FnMut(&[Chunk]));
 
 /// [`chunk_with`], reporting the first part to `first` when the strategy
 /// cuts in text order (the same pass, so the part is exactly the result's
-/// first chunks), or can cut the chunks before the screen's end for less
-/// than the whole (a pass of its own, then the whole).
+/// first chunks).
 fn chunk_streaming(
     config: &ChunkConfig,
     text: &str,
@@ -83,15 +82,7 @@ fn chunk_streaming(
             chunker.chunk_each_in(text, structure, None, ctl, &mut emit).map_err(|e| e.to_string())?;
             chunks
         }
-        Some((screen, part)) => {
-            // A strategy that holds the whole cut until its end (hierarchical)
-            // may cut the chunks through the screen first, for less.
-            if let Some(before) = chunker.chunk_before(text, structure, ctl, screen.end) {
-                part(&before.map_err(|e| e.to_string())?);
-            }
-            chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?
-        }
-        None => chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?,
+        _ => chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?,
     };
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let stats = Stats::compute(&chunks, text, limit);

@@ -25,6 +25,8 @@
 //! `size / 16` (LlamaIndex's 2048, 512, 128), dropping levels below 1. Given
 //! explicitly, `size` follows `levels[0]` ([`normalize`]).
 
+mod walk;
+
 use super::recursive::{self, Separators};
 use super::{Configured, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
 use crate::chunk::{Chunk, ChunkMeta};
@@ -163,15 +165,16 @@ impl Hierarchical {
     }
 }
 
-/// Parents cut by one call of the base: bounds what one level holds as full
-/// chunks at a time (a 50 MB file makes a million children at 50 chars),
-/// while a base that reads the whole text per call (markdown's outline, a
-/// token index) is called a few times per level, not once per parent.
-const PARENTS_PER_CALL: usize = 1 << 16;
+/// Parents cut by one call of the base, and top-level chunks gathered
+/// before their children are cut: bounds what is held at a time (a 50 MB
+/// file makes a million children at 50 chars), while a base that reads the
+/// whole text per call (markdown's outline, a token index) is called a few
+/// dozen times per level, not once per parent.
+const PARENTS_PER_CALL: usize = 1 << 14;
 
 /// A chunk of some level, compact: the chunk with its metadata is made only
-/// when it is handed over, so a large file's millions of chunks cost ~70
-/// bytes each while they wait to be sorted.
+/// when it is handed over (the chunks held waiting for their place cost
+/// ~70 bytes each).
 struct Entry {
     range: Range<usize>,
     size: usize,
@@ -188,21 +191,17 @@ impl Strategy for Hierarchical {
         super::collect_each(self, text, cx)
     }
 
-    /// Every level is cut before the first chunk is handed over, so errors
-    /// come before any output.
-    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
-        self.entries(text, cx, usize::MAX)?.into_iter().map(Entry::into_chunk).for_each(emit);
-        Ok(())
+    /// Chunks come by start, then level: starts never decrease, and each
+    /// level comes in (start, end) order.
+    fn streams(&self) -> bool {
+        true
     }
 
-    /// The top level is cut whole (where a parent ends depends on all before
-    /// it), the levels below only under parents that start before `end`: a
-    /// child starts in its parent, so every chunk before `end` is among them.
-    fn chunk_before(&self, text: &str, cx: &Context<'_>, end: usize) -> Option<Result<Vec<Chunk>>> {
-        let entries = self
-            .entries(text, cx, end)
-            .map(|all| all.into_iter().take_while(|e| e.range.start < end).map(Entry::into_chunk).collect());
-        Some(entries)
+    /// Each chunk is handed over once nothing still to be cut can come
+    /// before it (see `walk`), so an error at a lower level can come after
+    /// some chunks.
+    fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
+        self.walk(text, cx, &mut |e| emit(e.into_chunk()))
     }
 }
 
@@ -213,45 +212,6 @@ impl Entry {
         meta.id = Some(hex(self.id));
         meta.parent_id = self.parent.map(hex);
         Chunk { range: self.range, size: self.size, meta: meta.into() }
-    }
-}
-
-impl Hierarchical {
-    /// Every level's chunks in the order they are handed over; below the
-    /// top level, only the children of parents that start before `end`.
-    fn entries(&self, text: &str, cx: &Context<'_>, end: usize) -> Result<Vec<Entry>> {
-        let index = cx.sizer.index(text)?;
-        let mut all: Vec<Entry> = Vec::new();
-        // The chunks of the level above: (range, id); the whole text above level 0.
-        let mut parents: Vec<(Range<usize>, Option<u64>)> = vec![(0..text.len(), None)];
-        for (level, (size, base)) in self.levels.iter().enumerate() {
-            let overlap = base.config.overlap;
-            let mut next = Vec::new();
-            // Each parent is cut on its own: leaving out those that start
-            // at `end` or later changes none of the others' children.
-            parents.retain(|p| p.0.start < end);
-            for batch in parents.chunks(PARENTS_PER_CALL) {
-                let ranges: Vec<Range<usize>> = batch.iter().map(|p| p.0.clone()).collect();
-                let groups = base.chunk_within(text, &ranges, cx.model, cx.control)?;
-                for ((parent, parent_id), group) in batch.iter().zip(groups) {
-                    for c in settle(text, &index, &self.fallback, group, parent.clone(), *size, overlap) {
-                        let id = chunk_id(level, &c.range, parent_id.map(hex).as_deref(), &text[c.range.clone()]);
-                        next.push((c.range.clone(), Some(id)));
-                        let meta = (!c.meta.is_empty()).then(|| c.meta.into_inner());
-                        let meta = match (meta, all.last().and_then(|e| e.meta.as_ref())) {
-                            (Some(m), Some(last)) if **last == m => Some(last.clone()),
-                            (m, _) => m.map(Arc::new),
-                        };
-                        let level = level as u8;
-                        all.push(Entry { range: c.range, size: c.size, level, id, parent: *parent_id, meta });
-                    }
-                }
-            }
-            parents = next;
-        }
-        drop(parents);
-        all.sort_by_key(|e| (e.range.start, e.level, e.range.end));
-        Ok(all)
     }
 }
 
@@ -267,30 +227,47 @@ fn settle(
     overlap: usize,
 ) -> Vec<Chunk> {
     let mut out = Vec::with_capacity(group.len());
-    for mut c in group {
-        let r = c.range.start.max(parent.start)..c.range.end.min(parent.end);
-        if r.is_empty() {
-            continue;
-        }
-        if c.meta.text.is_some() {
-            c.meta.text = None; // a child is a part of its parent's source text
-        }
-        c.size = index.size(r.clone());
-        c.range = r;
-        if c.size <= size || text[c.range.clone()].graphemes(true).nth(1).is_none() {
-            out.push(c);
-            continue;
-        }
-        for piece in recursive::chunk(text, index, fallback, size, overlap, c.range.clone()) {
-            let mut p = c.clone();
-            p.size = index.size(piece.clone());
-            p.range = piece;
-            out.push(p);
-        }
+    for c in group {
+        settle_one(text, index, fallback, c, parent.clone(), size, overlap, &mut out);
     }
     out.sort_by_key(|c| (c.range.start, c.range.end));
     out.dedup_by(|a, b| a.range == b.range);
     out
+}
+
+/// What [`settle`] makes of one chunk the base gave, before the sort: the
+/// chunk clipped to its parent and measured, or pieces of it, in order,
+/// each starting in it.
+#[allow(clippy::too_many_arguments)]
+fn settle_one(
+    text: &str,
+    index: &crate::size::SizeIndex<'_>,
+    fallback: &Separators,
+    mut c: Chunk,
+    parent: Range<usize>,
+    size: usize,
+    overlap: usize,
+    out: &mut Vec<Chunk>,
+) {
+    let r = c.range.start.max(parent.start)..c.range.end.min(parent.end);
+    if r.is_empty() {
+        return;
+    }
+    if c.meta.text.is_some() {
+        c.meta.text = None; // a child is a part of its parent's source text
+    }
+    c.size = index.size(r.clone());
+    c.range = r;
+    if c.size <= size || text[c.range.clone()].graphemes(true).nth(1).is_none() {
+        out.push(c);
+        return;
+    }
+    for piece in recursive::chunk(text, index, fallback, size, overlap, c.range.clone()) {
+        let mut p = c.clone();
+        p.size = index.size(piece.clone());
+        p.range = piece;
+        out.push(p);
+    }
 }
 
 /// A chunk's id: 64-bit FNV-1a (a fixed, documented function, unlike std's

@@ -1,0 +1,222 @@
+//! Hierarchical chunks handed over as they are cut, in the order of the
+//! whole list: by start, then level (largest first), then end, then the
+//! order they were made in.
+//!
+//! The top level is cut by the base as one pass over the text; its chunks
+//! are gathered in batches, and each batch's children are cut level by
+//! level, a batch of parents at a time, depth first. A chunk is handed over
+//! once no chunk still to be cut can come before it: every chunk lies in
+//! its parent, so nothing still to come starts before the least start of
+//! the parents whose children are not cut yet, nor before the last top
+//! chunk (the top level comes in text order). What is held meanwhile is
+//! the chunks cut but not handed over and a batch of parents per level,
+//! not the cut: at `--size 1` a 50 MB file is 50 million chunks.
+
+use super::{chunk_id, hex, settle, settle_one, Entry, Hierarchical, PARENTS_PER_CALL};
+use crate::chunk::{Chunk, ChunkMeta};
+use crate::error::{Error, Result};
+use crate::size::SizeIndex;
+use crate::strategy::Context;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Where an entry goes in the list: (start, level, end, how many of its
+/// level were made before it).
+type Key = (usize, u8, usize, u64);
+
+struct Keyed(Key, Entry);
+
+impl PartialEq for Keyed {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Keyed {}
+
+impl PartialOrd for Keyed {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Keyed {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+/// A chunk whose children are cut next: its range and id.
+type Parent = (Range<usize>, u64);
+
+struct Walk<'w, 'c> {
+    h: &'w Hierarchical,
+    text: &'w str,
+    index: &'w SizeIndex<'w>,
+    cx: &'w Context<'c>,
+    pending: BinaryHeap<Reverse<Keyed>>,
+    /// Per level, the chunks made so far.
+    made: Vec<u64>,
+    /// Per level, the least start of its chunks whose children are not cut
+    /// yet (`usize::MAX`: none).
+    uncut: Vec<usize>,
+    /// No top-level chunk still to come starts before this.
+    top_from: usize,
+    /// Top-level chunks whose children are not cut yet.
+    batch: Vec<Parent>,
+    /// The metadata of the chunk made last, shared with the next when equal
+    /// (a section's chunks carry the same heading path).
+    last_meta: Option<Arc<ChunkMeta>>,
+    emit: &'w mut dyn FnMut(Entry),
+}
+
+impl Hierarchical {
+    /// Hand every chunk to `emit`, in list order.
+    pub(super) fn walk(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Entry)) -> Result<()> {
+        let index = cx.sizer.index(text)?;
+        let levels = self.levels.len();
+        let mut w = Walk {
+            h: self,
+            text,
+            index: &index,
+            cx,
+            pending: BinaryHeap::new(),
+            made: vec![0; levels],
+            uncut: vec![usize::MAX; levels],
+            top_from: 0,
+            batch: Vec::new(),
+            last_meta: None,
+            emit,
+        };
+        let (size, base) = &self.levels[0];
+        let (size, overlap, whole) = (*size, base.config.overlap, 0..text.len());
+        if !base.strategy_streams() {
+            // The base holds its list anyway.
+            let group = base.chunk_within(text, std::slice::from_ref(&whole), cx.model, cx.control)?;
+            for c in settle(text, &index, &self.fallback, group.into_iter().flatten().collect(), whole, size, overlap) {
+                w.top(c)?;
+            }
+            return w.finish();
+        }
+        // The base's chunks come in text order; the pieces settle makes of
+        // one lie in it, so those starting before the next one's start are
+        // in their final order (sorted, equal ranges once) when it comes.
+        let mut held: Vec<Chunk> = Vec::new();
+        let mut failed: Option<Error> = None;
+        let ready = |held: &mut Vec<Chunk>, before: usize, w: &mut Walk<'_, '_>| -> Result<()> {
+            held.sort_by_key(|c| (c.range.start, c.range.end));
+            let n = held.partition_point(|c| c.range.start < before);
+            let mut last: Option<Range<usize>> = None;
+            for c in held.drain(..n) {
+                if last.as_ref() != Some(&c.range) {
+                    last = Some(c.range.clone());
+                    w.top(c)?;
+                }
+            }
+            Ok(())
+        };
+        base.chunk_whole_each(text, cx.model, cx.control, &mut |c| {
+            if failed.is_some() {
+                return;
+            }
+            let from = c.range.start;
+            if let Err(e) = ready(&mut held, from, &mut w) {
+                failed = Some(e);
+                return;
+            }
+            settle_one(text, &index, &self.fallback, c, whole.clone(), size, overlap, &mut held);
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        ready(&mut held, usize::MAX, &mut w)?;
+        w.finish()
+    }
+}
+
+impl Walk<'_, '_> {
+    /// The next top-level chunk, in text order.
+    fn top(&mut self, c: Chunk) -> Result<()> {
+        self.top_from = c.range.start;
+        let parent = self.add(0, c, None);
+        self.batch.push(parent);
+        if self.batch.len() >= PARENTS_PER_CALL {
+            self.cut_batch()?;
+        }
+        Ok(())
+    }
+
+    /// Cut the batch's children, all levels down, and hand over what is ready.
+    fn cut_batch(&mut self) -> Result<()> {
+        let batch = std::mem::take(&mut self.batch);
+        self.descend(1, &batch)?;
+        self.release();
+        Ok(())
+    }
+
+    /// Cut the children (at `level`) of `parents` (at `level - 1`), a batch
+    /// at a time, each batch's children cut further before the next batch.
+    fn descend(&mut self, level: usize, parents: &[Parent]) -> Result<()> {
+        let h = self.h;
+        let Some((size, base)) = h.levels.get(level) else { return Ok(()) };
+        // The least start of the parents from each place on.
+        let mut least = vec![usize::MAX; parents.len() + 1];
+        for i in (0..parents.len()).rev() {
+            least[i] = least[i + 1].min(parents[i].0.start);
+        }
+        let overlap = base.config.overlap;
+        for (b, batch) in parents.chunks(PARENTS_PER_CALL).enumerate() {
+            self.uncut[level - 1] = least[b * PARENTS_PER_CALL];
+            let ranges: Vec<Range<usize>> = batch.iter().map(|p| p.0.clone()).collect();
+            let groups = base.chunk_within(self.text, &ranges, self.cx.model, self.cx.control)?;
+            let mut next = Vec::new();
+            for ((range, id), group) in batch.iter().zip(groups) {
+                for c in settle(self.text, self.index, &h.fallback, group, range.clone(), *size, overlap) {
+                    next.push(self.add(level, c, Some(*id)));
+                }
+            }
+            self.uncut[level - 1] = least[((b + 1) * PARENTS_PER_CALL).min(parents.len())];
+            self.descend(level + 1, &next)?;
+            self.release();
+        }
+        self.uncut[level - 1] = usize::MAX;
+        Ok(())
+    }
+
+    /// Make the entry of chunk `c` at `level`, held until it is ready.
+    fn add(&mut self, level: usize, c: Chunk, parent: Option<u64>) -> Parent {
+        let id = chunk_id(level, &c.range, parent.map(hex).as_deref(), &self.text[c.range.clone()]);
+        let meta = (!c.meta.is_empty()).then(|| c.meta.into_inner());
+        let meta = match (meta, self.last_meta.as_ref()) {
+            (Some(m), Some(last)) if **last == m => Some(last.clone()),
+            (m, _) => m.map(Arc::new),
+        };
+        self.last_meta = meta.clone();
+        let made = self.made[level];
+        self.made[level] += 1;
+        let range = c.range;
+        let key = (range.start, level as u8, range.end, made);
+        let entry = Entry { range: range.clone(), size: c.size, level: level as u8, id, parent, meta };
+        self.pending.push(Reverse(Keyed(key, entry)));
+        (range, id)
+    }
+
+    /// Hand over every entry that nothing still to be cut can come before.
+    fn release(&mut self) {
+        let bound = self.uncut.iter().copied().fold(self.top_from, usize::min);
+        while self.pending.peek().is_some_and(|Reverse(k)| k.0 .0 < bound) {
+            let Some(Reverse(Keyed(_, entry))) = self.pending.pop() else { break };
+            (self.emit)(entry);
+        }
+    }
+
+    /// The last batch, and everything still held.
+    fn finish(mut self) -> Result<()> {
+        self.cut_batch()?;
+        self.top_from = usize::MAX;
+        self.release();
+        Ok(())
+    }
+}
