@@ -18,7 +18,10 @@ pub const SHOWN: usize = 5;
 /// The lint of one document: findings with their line numbers, and the
 /// count for every enabled rule.
 pub struct Report {
-    pub findings: Vec<Line>,
+    /// In text order (all of them, or the first ones).
+    pub findings: Vec<Finding>,
+    /// The 1-based line each finding points to.
+    pub lines: Vec<usize>,
     pub counts: Vec<(Rule, usize)>,
     /// One line per rule that fired many times: the cause, said once, and
     /// the setting that fixes it.
@@ -63,10 +66,21 @@ fn summary(counts: &[(Rule, usize)], opts: &LintOptions) -> Vec<String> {
 
 /// A finding with the 1-based line it points to.
 #[derive(Serialize)]
-pub struct Line {
+struct Line<'a> {
     #[serde(flatten)]
-    pub finding: Finding,
-    pub line: usize,
+    finding: &'a Finding,
+    line: usize,
+}
+
+/// The findings with their lines, serialised one by one (a large file cut
+/// small can have millions).
+pub struct Lines<'a>(&'a Report);
+
+impl Serialize for Lines<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let r = self.0;
+        s.collect_seq(r.findings.iter().zip(&r.lines).map(|(finding, &line)| Line { finding, line }))
+    }
 }
 
 /// The `"lint"` and `"lint_findings"` keys of `stats --json`.
@@ -74,7 +88,7 @@ pub struct Line {
 pub struct Json<'a> {
     /// Findings per enabled rule, zeros included.
     pub lint: serde_json::Map<String, serde_json::Value>,
-    pub lint_findings: &'a [Line],
+    pub lint_findings: Lines<'a>,
 }
 
 impl Report {
@@ -101,24 +115,24 @@ impl Report {
         let total = linted.total();
         let mut lines = Vec::with_capacity(linted.findings.len());
         let (mut line, mut pos) = (1, 0);
-        for f in linted.findings {
+        for f in &linted.findings {
             // Findings come in text order: count line breaks once.
             let at = f.at.min(doc.text.len());
             line += doc.text.as_bytes()[pos.min(at)..at].iter().filter(|&&b| b == b'\n').count();
             pos = pos.max(at);
-            lines.push(Line { finding: f, line });
+            lines.push(line);
         }
-        Report { findings: lines, counts, summary, off: false, total }
+        Report { findings: linted.findings, lines, counts, summary, off: false, total }
     }
 
     /// The report of a run that did not lint.
     pub fn off() -> Report {
-        Report { findings: Vec::new(), counts: Vec::new(), summary: Vec::new(), off: true, total: 0 }
+        Report { findings: Vec::new(), lines: Vec::new(), counts: Vec::new(), summary: Vec::new(), off: true, total: 0 }
     }
 
     pub fn json(&self) -> Json<'_> {
         let lint = self.counts.iter().map(|(r, n)| (r.name().to_string(), (*n).into())).collect();
-        Json { lint, lint_findings: &self.findings }
+        Json { lint, lint_findings: Lines(self) }
     }
 
     /// The stats table's lint section: counts per rule, the first findings.
@@ -130,9 +144,8 @@ impl Report {
         let counts: Vec<String> = self.counts.iter().map(|(r, n)| format!("{n} {r}")).collect();
         let counts = if counts.is_empty() { "no rule applies".to_string() } else { counts.join(" · ") };
         let _ = writeln!(t, "lint          {counts}");
-        for l in self.findings.iter().take(SHOWN) {
-            let f = &l.finding;
-            let _ = writeln!(t, "  line {:<6} {:<16} chunk {}: {}", l.line, f.rule.name(), f.chunk, f.message);
+        for (f, line) in self.findings.iter().zip(&self.lines).take(SHOWN) {
+            let _ = writeln!(t, "  line {:<6} {:<16} chunk {}: {}", line, f.rule.name(), f.chunk, f.message);
         }
         if self.total > SHOWN {
             let _ = writeln!(t, "  … and {} more (`chunktui lint FILE` lists them all)", self.total - SHOWN);
@@ -153,26 +166,26 @@ pub fn run(cmd: LintCmd) -> Result<()> {
     })?;
     let report = Report::of(&doc, measured.lint.unwrap_or_default(), &opts);
     let name = cmd.file.display().to_string();
-    let out = if cmd.json {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            file: &'a str,
-            #[serde(flatten)]
-            json: Json<'a>,
+    // Written as they are listed: a large file cut small can have millions.
+    super::commands::emit_with(None, &mut |out| {
+        if cmd.json {
+            #[derive(Serialize)]
+            struct Out<'a> {
+                file: &'a str,
+                #[serde(flatten)]
+                json: Json<'a>,
+            }
+            serde_json::to_writer_pretty(&mut *out, &Out { file: &name, json: report.json() })?;
+            return writeln!(out);
         }
-        serde_json::to_string_pretty(&Out { file: &name, json: report.json() }).expect("lint serialises") + "\n"
-    } else {
-        let mut t = String::new();
-        for l in &report.findings {
-            let f = &l.finding;
-            let _ = writeln!(t, "{name}:{}: {}: chunk {}: {}", l.line, f.rule, f.chunk, f.message);
+        for (f, line) in report.findings.iter().zip(&report.lines) {
+            writeln!(out, "{name}:{line}: {}: chunk {}: {}", f.rule, f.chunk, f.message)?;
         }
         for s in &report.summary {
-            let _ = writeln!(t, "{name}: {s}");
+            writeln!(out, "{name}: {s}")?;
         }
-        t
-    };
-    super::commands::emit(out.as_bytes(), None)?;
+        Ok(())
+    })?;
     let n = report.findings.len();
     if n > 0 {
         let counts: Vec<String> =
