@@ -483,7 +483,11 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             model_settings: super::eval::configured_model_settings(&config)?,
             llm: llm_usage(),
         };
-        serde_json::to_string_pretty(&out).expect("stats serialise") + "\n"
+        // Written as it is serialised: `lint_findings` can list millions.
+        return emit_with(None, &mut |w| {
+            serde_json::to_writer_pretty(&mut *w, &out)?;
+            writeln!(w)
+        });
     } else {
         let unit = config.unit.name();
         let mut t = String::new();

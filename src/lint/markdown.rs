@@ -88,7 +88,7 @@ pub fn split_blocks(cx: &LevelCx<'_>, b: &Blocks, out: &mut Vec<Finding>) {
                 let Some((fits, lines)) = verdict else { continue };
                 let (at, how) = if r.start > bk.start { (r.start, "starts") } else { (r.end, "ends") };
                 let message = format!("{how} inside a {what} of {lines} lines; {fits}");
-                out.push(Finding { rule, chunk: i, at, message });
+                out.push(Finding { rule, chunk: i, at, message: message.into() });
             }
         }
     }
@@ -118,6 +118,6 @@ pub fn orphan_heading(cx: &LevelCx<'_>, b: &Blocks, out: &mut Vec<Finding>) {
         let title: String =
             cx.text[h.clone()].lines().next().unwrap_or("").trim_matches(['#', ' ']).chars().take(40).collect();
         let message = format!("ends with the heading \"{title}\"; its text is in the next chunk");
-        out.push(Finding { rule: Rule::OrphanHeading, chunk: i, at: h.start, message });
+        out.push(Finding { rule: Rule::OrphanHeading, chunk: i, at: h.start, message: message.into() });
     }
 }

@@ -143,7 +143,37 @@ pub struct Finding {
     pub chunk: usize,
     /// The byte offset the finding points to (a cut, or the chunk's start).
     pub at: usize,
-    pub message: String,
+    pub message: Message,
+}
+
+/// A finding's message. Shared: a rule that fires on millions of chunks
+/// (a large file cut small) says the same few things, held once each.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Message(std::sync::Arc<str>);
+
+impl From<String> for Message {
+    fn from(s: String) -> Self {
+        Message(s.into())
+    }
+}
+
+impl std::ops::Deref for Message {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
 }
 
 /// One level of a cut: the indices of its chunks in text order, and the
@@ -296,7 +326,13 @@ pub struct Linted {
     pub findings: Vec<Finding>,
     /// Every finding counted, by `Rule as usize`.
     per_rule: [usize; RULES.len()],
+    /// Messages held once each (up to [`SHARED_MESSAGES`] of them).
+    shared: rustc_hash::FxHashSet<Message>,
 }
+
+/// Distinct messages [`Linted`] shares: a rule says a few things many times
+/// (tiny-fragment: one message per size), or many things once each.
+const SHARED_MESSAGES: usize = 4096;
 
 impl Linted {
     /// `findings` (of [`lint`]), the first `keep` of them kept.
@@ -309,8 +345,15 @@ impl Linted {
 
     /// Count `f` and hold it; past twice `keep` held, keep the first `keep`
     /// (each finding then costs a constant on average).
-    fn add(&mut self, f: Finding, keep: Option<usize>) {
+    fn add(&mut self, mut f: Finding, keep: Option<usize>) {
         self.per_rule[f.rule as usize] += 1;
+        match self.shared.get(&f.message) {
+            Some(m) => f.message = m.clone(),
+            None if self.shared.len() < SHARED_MESSAGES => {
+                self.shared.insert(f.message.clone());
+            }
+            None => {}
+        }
         self.findings.push(f);
         if keep.is_some_and(|n| self.findings.len() >= n.saturating_mul(2).max(1024)) {
             self.settle(keep);

@@ -84,7 +84,7 @@ pub fn mid_sentence(cx: &LevelCx<'_>, s: &Sentences, md: Option<&super::markdown
                 (None, None) => None,
             };
             if let Some(message) = message {
-                out.push(Finding { rule: Rule::MidSentence, chunk: *i, at: r.end, message });
+                out.push(Finding { rule: Rule::MidSentence, chunk: *i, at: r.end, message: message.into() });
             }
         }
         let after_cut = k > 0 && joined(&items[k - 1].1, r);
@@ -94,7 +94,7 @@ pub fn mid_sentence(cx: &LevelCx<'_>, s: &Sentences, md: Option<&super::markdown
         if let Some(j) = s.inside(r.start).filter(|_| !opaque(r.start)) {
             if let Some(d) = reach_on(text, s, j, r.start, r) {
                 let message = format!("starts mid-sentence; the next sentence starts {d} chars later");
-                out.push(Finding { rule: Rule::MidSentence, chunk: *i, at: r.start, message });
+                out.push(Finding { rule: Rule::MidSentence, chunk: *i, at: r.start, message: message.into() });
             }
         }
     }
@@ -123,7 +123,7 @@ pub fn tiny_fragment(cx: &LevelCx<'_>, out: &mut Vec<Finding>) {
     for (i, c) in cx.iter() {
         if c.size < limit {
             let message = format!("{} {unit}, under a tenth of the size ({size} {unit})", c.size);
-            out.push(Finding { rule: Rule::TinyFragment, chunk: i, at: cx.trimmed(i).start, message });
+            out.push(Finding { rule: Rule::TinyFragment, chunk: i, at: cx.trimmed(i).start, message: message.into() });
         }
     }
 }
@@ -163,7 +163,12 @@ pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, tally: Option<&Tally>,
                 if t.model { String::new() } else { format!(" (counted with {}, an estimate)", t.tokenizer.name()) };
             let what = if embedded { "embed text has" } else { "has" };
             let message = format!("{what} {n} tokens, over the model's input limit of {max}{how}");
-            out.push(Finding { rule: Rule::OverModelLimit, chunk: i, at: cx.trimmed(i).start, message });
+            out.push(Finding {
+                rule: Rule::OverModelLimit,
+                chunk: i,
+                at: cx.trimmed(i).start,
+                message: message.into(),
+            });
         }
     }
 }

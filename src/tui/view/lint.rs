@@ -89,7 +89,7 @@ pub fn panel(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
                 any = true;
                 lines.push(Line::from(vec![
                     Span::styled(format!("{MARK} #{k} {}: ", f.rule), theme.warn),
-                    Span::styled(f.message.clone(), theme.text),
+                    Span::styled(f.message.to_string(), theme.text),
                 ]));
             }
             if !any {
