@@ -499,6 +499,14 @@ pub struct ChunkFlags {
     /// Smallest chunk for the semantic strategies, in --unit (at most --size).
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = whole("--min-size", 0))]
     pub min_size: Option<usize>,
+    /// cluster: the tokens of one piece (of --tokenizer, whatever --unit is); boundaries are chosen between
+    /// pieces, each embedded once (default 50).
+    #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
+          value_parser = whole("--piece-size", 1))]
+    pub piece_size: Option<usize>,
+    /// cluster: pairwise (every pair of pieces in a chunk alike, the default) or adjacent (neighbours alike).
+    #[arg(long, value_name = "OBJECTIVE", global = true)]
+    pub cluster_objective: Option<String>,
     /// Text put before every model input (e5 models: "query: "); default: from the model directory.
     #[arg(long, value_name = "TEXT", global = true)]
     pub model_prefix: Option<String>,

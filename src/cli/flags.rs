@@ -3,7 +3,7 @@
 //! in `cli/args.rs`.
 
 use super::args::ChunkFlags;
-use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit};
+use crate::config::{ChunkConfig, ClusterObjective, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit};
 use crate::error::{Error, Result};
 use crate::eval::model_choice::ModelSource;
 
@@ -160,6 +160,14 @@ impl ChunkFlags {
         }
         if let Some(n) = self.min_size {
             c.semantic.min_size = n;
+        }
+        if let Some(n) = self.piece_size {
+            c.cluster.piece_size = n;
+        }
+        if let Some(o) = &self.cluster_objective {
+            c.cluster.objective = ClusterObjective::ALL.into_iter().find(|k| k.name() == o).ok_or_else(|| {
+                Error::config(format!("--cluster-objective '{o}': use pairwise or adjacent"))
+            })?;
         }
         c.embed_text.enabled |= self.embed_text || self.embed_text_fit;
         c.embed_text.fit |= self.embed_text_fit;

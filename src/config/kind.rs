@@ -52,6 +52,7 @@ strategy_kinds! {
     Semantic => "semantic",
     SemanticGrouping => "semantic-grouping",
     Adaptive => "adaptive",
+    Cluster => "cluster",
     Late => "late",
     Llm => "llm",
     Propositions => "propositions",

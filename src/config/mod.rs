@@ -91,6 +91,8 @@ pub struct ChunkConfig {
     pub embed_text: EmbedTextOptions,
     #[serde(default, skip_serializing_if = "HierarchicalOptions::is_default")]
     pub hierarchical: HierarchicalOptions,
+    #[serde(default, skip_serializing_if = "ClusterOptions::is_default")]
+    pub cluster: ClusterOptions,
     #[serde(default, skip_serializing_if = "CodeOptions::is_default")]
     pub code: CodeOptions,
     #[serde(default, skip_serializing_if = "LintOptions::is_default")]
@@ -137,6 +139,7 @@ impl Default for ChunkConfig {
             semantic: SemanticOptions::default(),
             embed_text: EmbedTextOptions::default(),
             hierarchical: HierarchicalOptions::default(),
+            cluster: ClusterOptions::default(),
             code: CodeOptions::default(),
             lint: LintOptions::default(),
             llm: LlmOptions::default(),

@@ -235,6 +235,47 @@ impl Default for HierarchicalOptions {
     }
 }
 
+/// Settings of the `cluster` strategy (see [`crate::strategy::semantic::cluster`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClusterOptions {
+    /// The pieces the boundaries are chosen between: recursive pieces of at
+    /// most this many tokens of `tokenizer` (whatever `unit` is), each
+    /// embedded once.
+    pub piece_size: usize,
+    /// What a chunk's pieces should have in common.
+    pub objective: ClusterObjective,
+}
+
+impl Default for ClusterOptions {
+    fn default() -> Self {
+        ClusterOptions { piece_size: 50, objective: ClusterObjective::Pairwise }
+    }
+}
+
+/// What `cluster` maximises over all its boundaries at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClusterObjective {
+    /// Every pair of pieces inside a chunk: how similar they are, less the
+    /// mean similarity of pieces close enough to share a chunk.
+    Pairwise,
+    /// Only neighbouring pieces inside a chunk, less their mean similarity.
+    Adjacent,
+}
+
+impl ClusterObjective {
+    pub const ALL: [ClusterObjective; 2] = [ClusterObjective::Pairwise, ClusterObjective::Adjacent];
+
+    /// The name in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClusterObjective::Pairwise => "pairwise",
+            ClusterObjective::Adjacent => "adjacent",
+        }
+    }
+}
+
 /// The `code` strategy.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -369,6 +410,7 @@ is_default!(
     SemanticOptions,
     EmbedTextOptions,
     HierarchicalOptions,
+    ClusterOptions,
     CodeOptions,
     LintOptions,
     LlmOptions,

@@ -103,6 +103,7 @@ impl ChunkConfig {
         self.validate_counts(&mut problems);
         self.validate_semantic(&mut problems);
         super::hierarchical::problems(self, &mut problems);
+        super::semantic::cluster::problems(self, &mut problems);
         super::llm::agentic::problems(self, &mut problems);
         if !self.llm.enrich.is_empty() {
             problems.extend(crate::llm::enrich_problems(&self.llm.enrich));
@@ -133,6 +134,7 @@ impl ChunkConfig {
             ("--min-size", "semantic.min_size", Some(s.min_size)),
             ("semantic.number_of_chunks", "semantic.number_of_chunks", s.number_of_chunks),
             ("--model-max-tokens", "semantic.max_tokens", s.max_tokens),
+            ("--piece-size", "cluster.piece_size", Some(self.cluster.piece_size)),
         ];
         for (flag, key, value) in counts {
             if let Some(v) = value.filter(|&v| v > MAX_COUNT) {

@@ -39,6 +39,7 @@ strategy_table! {
     Semantic => super::semantic::SEMANTIC,
     SemanticGrouping => super::semantic::GROUPING,
     Adaptive => super::semantic::ADAPTIVE,
+    Cluster => super::semantic::cluster::SPEC,
     Late => super::late::SPEC,
     Llm => super::llm::SPEC,
     Propositions => super::llm::propositions::SPEC,

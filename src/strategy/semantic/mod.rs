@@ -14,6 +14,7 @@
 //! chunks come out of [`chunks_from_analysis`], so they are the same.
 
 pub mod analysis;
+pub mod cluster;
 
 use super::{ranges_to_chunks, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::Chunk;
@@ -24,22 +25,49 @@ use crate::size::SizeIndex;
 use analysis::{split_oversized, Limits, SemanticAnalysis, Threshold};
 use std::ops::Range;
 
+/// The pieces an analysis embeds and measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pieces {
+    /// Sentences ([`crate::segment::sentences`]), each embedded with
+    /// `semantic.buffer_size` neighbours on each side; `single`: without
+    /// neighbours, whatever the buffer says (grouping compares a sentence
+    /// with a mean).
+    Sentences { single: bool },
+    /// Recursive pieces of at most `cluster.piece_size` tokens, each
+    /// embedded alone ([`cluster`]).
+    Recursive,
+}
+
 /// How a strategy cuts a cached analysis.
 #[derive(Clone, Copy)]
 pub struct Recut {
-    /// Embed single sentences (an analysis at buffer 0), whatever
-    /// `semantic.buffer_size` says: grouping compares a sentence with a mean.
-    pub single_sentences: bool,
-    pub cut: fn(&SemanticAnalysis, Threshold, Limits) -> Vec<Range<usize>>,
+    pub pieces: Pieces,
+    pub cut: fn(&SemanticAnalysis, &ChunkConfig) -> Vec<Range<usize>>,
 }
 
 impl Recut {
     /// The buffer the analysis this strategy cuts is computed with.
     pub fn buffer(&self, config: &ChunkConfig) -> usize {
-        if self.single_sentences {
-            0
-        } else {
-            config.semantic.buffer_size
+        match self.pieces {
+            Pieces::Sentences { single: false } => config.semantic.buffer_size,
+            Pieces::Sentences { single: true } | Pieces::Recursive => 0,
+        }
+    }
+
+    /// `text`'s pieces, exact byte ranges in order.
+    pub fn pieces_of(&self, text: &str, config: &ChunkConfig, control: Control<'_>) -> Result<Vec<Range<usize>>> {
+        match self.pieces {
+            Pieces::Sentences { .. } => Ok(crate::segment::sentences(text)),
+            Pieces::Recursive => cluster::pieces(text, config, control),
+        }
+    }
+
+    /// What the pieces depend on besides the text: analyses with equal keys
+    /// (and buffers) hold the same numbers.
+    pub fn pieces_key(&self, config: &ChunkConfig) -> String {
+        match self.pieces {
+            Pieces::Sentences { .. } => "sentences".into(),
+            Pieces::Recursive => cluster::pieces_key(config),
         }
     }
 }
@@ -68,7 +96,7 @@ pub const SEMANTIC: Spec = Spec {
     forces_unit: None,
     options: OPTIONS,
     option: Some(BUFFER),
-    recut: Some(Recut { single_sentences: false, cut: SemanticAnalysis::cut }),
+    recut: Some(Recut { pieces: Pieces::Sentences { single: false }, cut: |a, c| a.cut(threshold(c), limits(c)) }),
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
 
@@ -83,7 +111,10 @@ pub const GROUPING: Spec = Spec {
     forces_unit: None,
     options: &["--model", "--threshold-type", "--threshold", "--min-size", "semantic.number_of_chunks"],
     option: None,
-    recut: Some(Recut { single_sentences: true, cut: SemanticAnalysis::group_by_mean }),
+    recut: Some(Recut {
+        pieces: Pieces::Sentences { single: true },
+        cut: |a, c| a.group_by_mean(threshold(c), limits(c)),
+    }),
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
 
@@ -98,35 +129,46 @@ pub const ADAPTIVE: Spec = Spec {
     forces_unit: None,
     options: OPTIONS,
     option: Some(BUFFER),
-    recut: Some(Recut { single_sentences: false, cut: SemanticAnalysis::adaptive }),
+    recut: Some(Recut { pieces: Pieces::Sentences { single: false }, cut: |a, c| a.adaptive(threshold(c), limits(c)) }),
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
+
+fn threshold(c: &ChunkConfig) -> Threshold {
+    Threshold::from_options(&c.semantic)
+}
+
+fn limits(c: &ChunkConfig) -> Limits {
+    Limits { max: c.size, min: c.semantic.min_size }
+}
 
 fn recut_of(c: &ChunkConfig) -> Recut {
     c.strategy.spec().recut.expect("the strategies built here all re-cut an analysis")
 }
 
 /// Analyse, then cut: the chunker's path through [`chunks_from_analysis`].
-struct FromAnalysis(Recut);
+pub(crate) struct FromAnalysis(pub(crate) Recut);
 
 impl Strategy for FromAnalysis {
     fn chunk(&self, text: &str, cx: &Context<'_>) -> Result<Vec<Chunk>> {
         let index = cx.sizer.index(text)?;
-        let analysis = analyze(text, self.0.buffer(cx.config), cx.model()?, &index, cx.control)?;
+        let analysis = analyze(text, &self.0, cx.config, cx.model()?, &index, cx.control)?;
         Ok(chunks_from_analysis(&self.0, &analysis, text, &index, cx.config))
     }
 }
 
-/// Embed `text`'s sentences (windows of `buffer` neighbours) and measure
-/// every boundary: the expensive step, done once per document.
+/// Embed `text`'s pieces (sentence windows of `semantic.buffer_size`
+/// neighbours, or cluster's pieces) and measure every boundary: the
+/// expensive step, done once per document.
 pub fn analyze(
     text: &str,
-    buffer: usize,
+    recut: &Recut,
+    config: &ChunkConfig,
     model: &dyn Embedder,
     index: &SizeIndex<'_>,
     control: Control<'_>,
 ) -> Result<SemanticAnalysis> {
-    SemanticAnalysis::compute(text, crate::segment::sentences(text), buffer, model, index, control)
+    let pieces = recut.pieces_of(text, config, control)?;
+    SemanticAnalysis::compute(text, pieces, recut.buffer(config), model, index, control)
 }
 
 /// The chunks of an analysis under `config`'s threshold and limits: the cut,
@@ -140,9 +182,7 @@ pub fn chunks_from_analysis(
     index: &SizeIndex<'_>,
     config: &ChunkConfig,
 ) -> Vec<Chunk> {
-    let threshold = Threshold::from_options(&config.semantic);
-    let limits = Limits { max: config.size, min: config.semantic.min_size };
-    let ranges = split_oversized(text, index, (recut.cut)(analysis, threshold, limits), config.size);
+    let ranges = split_oversized(text, index, (recut.cut)(analysis, config), config.size);
     let mut chunks = ranges_to_chunks(ranges, index);
     for &i in &analysis.truncated {
         let s = &analysis.sentences[i];

@@ -64,7 +64,7 @@ pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
         }
     };
     let model_id = model.model_id().to_string();
-    let Some(key) = &req.key else {
+    let (Some(key), Some(recut)) = (&req.key, req.config.strategy.spec().recut) else {
         let result = match chunker.chunk_with(&req.text, ctl) {
             Err(Error::Cancelled) => return,
             r => r.map_err(|e| e.to_string()).map(|chunks| {
@@ -89,7 +89,7 @@ pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
         model_id: model_id.clone(),
         sized_for: sized_for.clone(),
     };
-    match visible_part(req, key, model.as_ref(), &chunker, ctl) {
+    match visible_part(req, &recut, model.as_ref(), &chunker, ctl) {
         Some(Ok(a)) => {
             reply.send(Msg::AnalyzedPart { pane, id, result: analyzed(a) });
         }
@@ -100,7 +100,7 @@ pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
     let analysis = chunker
         .sizer
         .index(&req.text)
-        .and_then(|index| semantic::analyze(&req.text, key.buffer, model.as_ref(), &index, ctl));
+        .and_then(|index| semantic::analyze(&req.text, &recut, &req.config, model.as_ref(), &index, ctl));
     match analysis {
         Err(Error::Cancelled) => {}
         result => {
@@ -109,19 +109,22 @@ pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
     }
 }
 
-/// The analysis of the sentences overlapping `req.first`, when that is a
+/// The analysis of the pieces overlapping `req.first`, when that is a
 /// real part of the document (None otherwise). Its windows stop at the
 /// part's edges; the whole analysis that follows replaces it. The embedding
 /// cache keeps what it embedded, so the whole pays little for it twice.
 fn visible_part(
     req: &EmbedReq,
-    key: &AnalysisKey,
+    recut: &semantic::Recut,
     model: &dyn crate::embedding::Embedder,
     chunker: &crate::Chunker,
     ctl: Control<'_>,
 ) -> Option<crate::Result<SemanticAnalysis>> {
     let first = req.first.clone()?;
-    let all = crate::segment::sentences(&req.text);
+    let all = match recut.pieces_of(&req.text, &req.config, ctl) {
+        Ok(all) => all,
+        Err(e) => return Some(Err(e)),
+    };
     let part: Vec<_> = all.iter().filter(|s| s.start < first.end && s.end > first.start).cloned().collect();
     if part.is_empty() || part.len() * 2 > all.len() {
         return None; // most of the document: just embed it all
@@ -130,7 +133,7 @@ fn visible_part(
         chunker
             .sizer
             .index(&req.text)
-            .and_then(|index| SemanticAnalysis::compute(&req.text, part, key.buffer, model, &index, ctl)),
+            .and_then(|index| SemanticAnalysis::compute(&req.text, part, recut.buffer(&req.config), model, &index, ctl)),
     )
 }
 

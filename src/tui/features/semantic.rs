@@ -33,14 +33,19 @@ pub struct AnalysisKey {
     /// `--model DIR`, or None for the default model.
     pub model: Option<String>,
     pub buffer: usize,
+    /// What the pieces embedded are (sentences, or cluster's pieces and
+    /// what cuts them).
+    pub pieces: String,
 }
 
 impl AnalysisKey {
     pub fn for_config(doc_rev: u64, c: &ChunkConfig) -> AnalysisKey {
-        let buffer = c.strategy.spec().recut.map_or(c.semantic.buffer_size, |r| r.buffer(c));
+        let recut = c.strategy.spec().recut;
+        let buffer = recut.map_or(c.semantic.buffer_size, |r| r.buffer(c));
+        let pieces = recut.map_or_else(|| "sentences".to_string(), |r| r.pieces_key(c));
         // No model named and the default model named are the same model.
         let model = c.semantic.model.clone().filter(|m| m != crate::config::DEFAULT_MODEL);
-        AnalysisKey { doc_rev, model, buffer }
+        AnalysisKey { doc_rev, model, buffer, pieces }
     }
 }
 

@@ -1,0 +1,321 @@
+//! `cluster`: every boundary chosen at once. The text is cut into small
+//! recursive pieces (`cluster.piece_size` tokens, 50 by default), each piece
+//! is embedded once, and dynamic programming picks the partition into
+//! chunks within `size` whose pieces belong together best — where
+//! `semantic` and `adaptive` decide each boundary greedily from its
+//! neighbourhood.
+//!
+//! The score of a chunk (the `pairwise` objective) is the sum, over every
+//! pair of its pieces, of their cosine similarity less `μ`, the mean
+//! similarity of all pairs close enough to share a chunk. Without `μ` every
+//! pair adds a positive amount and the largest chunks always win; with it,
+//! two pieces gain by sharing a chunk only when they are more alike than
+//! nearby text usually is. `adjacent` scores only neighbouring pieces the
+//! same way. This is the idea of Chroma's ClusterSemanticChunker (Smith &
+//! Troynikov, 2024), with a size cap in any unit and a baseline that is
+//! local rather than the whole document's.
+//!
+//! Work and memory are O(n · w) in pieces n and the window w of pieces that
+//! fit in one chunk, never O(n²): only pairs within a window are compared.
+
+use super::analysis::SemanticAnalysis;
+use super::{FromAnalysis, Pieces, Recut};
+use crate::config::{ChunkConfig, ClusterObjective, StrategyKind, Unit};
+use crate::embedding::Control;
+use crate::error::Result;
+use crate::strategy::{Configured, OverlapRule, SizeRule, Spec};
+use std::ops::Range;
+
+/// Pieces one chunk may hold at most, whatever their size: a bound on the
+/// window where pieces can measure nothing (punctuation in words).
+pub const MAX_PIECES_PER_CHUNK: usize = 1024;
+
+pub const SPEC: Spec = Spec {
+    name: "cluster",
+    help: "embed small pieces once, then choose all boundaries together so each chunk's pieces are alike, within --size",
+    needs_model: true,
+    needs_llm: false,
+    size: SizeRule::Limit,
+    overlap: OverlapRule::None,
+    has_threshold: false,
+    forces_unit: None,
+    options: &["--model", "--piece-size", "--cluster-objective", "--preset", "--separators"],
+    option: Some(super::super::OptionKnob {
+        show: |c| format!("objective={}", c.cluster.objective.name()),
+        next: |c| {
+            let all = ClusterObjective::ALL;
+            let at = all.iter().position(|&o| o == c.cluster.objective).unwrap_or(0);
+            c.cluster.objective = all[(at + 1) % all.len()];
+            format!("cluster objective {} (what a chunk's pieces must share)", c.cluster.objective.name())
+        },
+    }),
+    recut: Some(RECUT),
+    build: |_| Ok(Box::new(FromAnalysis(RECUT))),
+};
+
+const RECUT: Recut = Recut { pieces: Pieces::Recursive, cut: |a, c| cut(a, c.size, c.cluster.objective) };
+
+/// The settings that cut the pieces: the recursive splitter with the
+/// config's separators, at `piece_size` tokens of its tokenizer, no overlap.
+fn piece_config(config: &ChunkConfig) -> ChunkConfig {
+    ChunkConfig {
+        strategy: StrategyKind::Recursive,
+        unit: Unit::Tokens,
+        size: config.cluster.piece_size,
+        overlap: 0,
+        recursive: config.recursive.clone(),
+        tokenizer: config.tokenizer.clone(),
+        ..ChunkConfig::default()
+    }
+}
+
+/// `text`'s pieces: exact byte ranges, in order.
+pub fn pieces(text: &str, config: &ChunkConfig, control: Control<'_>) -> Result<Vec<Range<usize>>> {
+    let chunks = Configured::new(&piece_config(config))?.chunk(text, None, control)?;
+    Ok(chunks.into_iter().map(|c| c.range).collect())
+}
+
+/// What [`pieces`] depends on besides the text.
+pub fn pieces_key(config: &ChunkConfig) -> String {
+    let p = piece_config(config);
+    format!("recursive:{}:{}:{:?}", p.size, p.tokenizer, p.recursive)
+}
+
+/// Problems with the `[cluster]` settings, for the config check.
+pub fn problems(config: &ChunkConfig, problems: &mut Vec<String>) {
+    if config.cluster.piece_size == 0 {
+        problems.push("cluster.piece_size must be at least 1: set --piece-size to the tokens of one piece".into());
+    }
+}
+
+/// The best chunks of an analysis's pieces under `max` (in the analysis's
+/// unit; 0 = no limit but [`MAX_PIECES_PER_CHUNK`]) as byte ranges.
+pub fn cut(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> Vec<Range<usize>> {
+    groups(a, max, objective).into_iter().map(|(i, j)| a.sentences[i].start..a.sentences[j].end).collect()
+}
+
+/// [`cut`] as inclusive piece index pairs.
+pub fn groups(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> Vec<(usize, usize)> {
+    let n = a.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let band = Band::new(a, max, objective);
+    // best[k]: the best score of the first k pieces; from[k]: where the last
+    // chunk of that best partition starts.
+    let mut best = vec![0f64; n + 1];
+    let mut from = vec![0usize; n + 1];
+    // gain[i]: what piece i adds to a chunk ending at the current piece j,
+    // against the pieces after it in that chunk (Σ over i < b ≤ j).
+    let mut gain = vec![0f64; n];
+    for j in 0..n {
+        let lo = band.lo[j];
+        for (i, s) in (lo..j).zip(band.row(j)) {
+            gain[i] += s - band.mean;
+        }
+        let mut score = 0f64;
+        let (mut top, mut top_at) = (f64::NEG_INFINITY, j);
+        for i in (lo..=j).rev() {
+            if i < j {
+                score += match objective {
+                    ClusterObjective::Pairwise => gain[i],
+                    ClusterObjective::Adjacent => band.next(i) - band.mean,
+                };
+            }
+            // Ties go to the longer chunk: fewer boundaries for nothing.
+            let total = best[i] + score;
+            if total >= top {
+                (top, top_at) = (total, i);
+            }
+        }
+        best[j + 1] = top;
+        from[j + 1] = top_at;
+    }
+    let mut out = Vec::new();
+    let mut k = n;
+    while k > 0 {
+        let i = from[k];
+        out.push((i, k - 1));
+        k = i;
+    }
+    out.reverse();
+    out
+}
+
+/// The similarities the DP reads: for each piece j, those of the pieces
+/// that can share a chunk with it and come before it (`lo[j]..j`), and
+/// their mean, the baseline.
+struct Band {
+    lo: Vec<usize>,
+    /// Row j starts at `start[j]` and has `j - lo[j]` entries, `lo[j]` first.
+    start: Vec<usize>,
+    sims: Vec<f64>,
+    mean: f64,
+}
+
+impl Band {
+    fn new(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> Band {
+        let n = a.len();
+        let mut lo = vec![0usize; n];
+        let mut start = vec![0usize; n];
+        let mut sims = Vec::new();
+        let (mut sum, mut pairs) = (0f64, 0usize);
+        let mut first = 0usize;
+        for j in 0..n {
+            // The earliest piece a chunk ending at j can start with; it never
+            // moves back as j grows, so the whole scan is O(n + n·w).
+            while first < j && (j - first >= MAX_PIECES_PER_CHUNK || (max > 0 && a.size(first, j) > max)) {
+                first += 1;
+            }
+            lo[j] = first;
+            start[j] = sims.len();
+            for i in first..j {
+                let s = dot(&a.embeddings[i], &a.embeddings[j]);
+                // The adjacent objective's baseline is over neighbours only.
+                if objective == ClusterObjective::Pairwise || i + 1 == j {
+                    sum += s;
+                    pairs += 1;
+                }
+                sims.push(s);
+            }
+        }
+        let mean = if pairs == 0 { 0.0 } else { sum / pairs as f64 };
+        Band { lo, start, sims, mean }
+    }
+
+    /// Similarities of pieces `lo[j]..j` with piece j.
+    fn row(&self, j: usize) -> &[f64] {
+        &self.sims[self.start[j]..self.start[j] + (j - self.lo[j])]
+    }
+
+    /// Similarity of piece i with piece i + 1 (they share a window).
+    fn next(&self, i: usize) -> f64 {
+        let j = i + 1;
+        self.row(j)[i - self.lo[j]]
+    }
+}
+
+/// Cosine similarity of two unit vectors (the analysis normalises them).
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::size::Sizer;
+
+    /// An analysis of `n` one-character pieces "a b c ..." with these vectors.
+    fn analysis(text: &str, vectors: Vec<Vec<f32>>) -> SemanticAnalysis {
+        let pieces: Vec<Range<usize>> = (0..vectors.len()).map(|i| 2 * i..2 * i + 1).collect();
+        let sizer = Sizer::for_unit(Unit::Chars, "cl100k_base").unwrap();
+        let index = sizer.index(text).unwrap();
+        let vectors = vectors
+            .into_iter()
+            .map(|mut v| {
+                crate::embedding::normalize(&mut v);
+                v
+            })
+            .collect();
+        SemanticAnalysis::from_embeddings(pieces, vectors, &index)
+    }
+
+    /// The best partition by trying every one: the DP must find its score.
+    fn brute_force(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> f64 {
+        let n = a.len();
+        let band = Band::new(a, max, objective);
+        let score = |i: usize, j: usize| -> f64 {
+            let mut s = 0.0;
+            for x in i..=j {
+                for y in x + 1..=j {
+                    if objective == ClusterObjective::Pairwise || y == x + 1 {
+                        s += dot(&a.embeddings[x], &a.embeddings[y]) - band.mean;
+                    }
+                }
+            }
+            s
+        };
+        let mut top = f64::NEG_INFINITY;
+        for mask in 0u32..1 << (n - 1) {
+            let (mut total, mut i, mut fits) = (0.0, 0, true);
+            for j in 0..n {
+                if j == n - 1 || mask & (1 << j) != 0 {
+                    fits &= max == 0 || a.size(i, j) <= max;
+                    total += score(i, j);
+                    i = j + 1;
+                }
+            }
+            if fits {
+                top = top.max(total);
+            }
+        }
+        top
+    }
+
+    fn score_of(a: &SemanticAnalysis, groups: &[(usize, usize)], max: usize, objective: ClusterObjective) -> f64 {
+        let band = Band::new(a, max, objective);
+        groups
+            .iter()
+            .map(|&(i, j)| {
+                let mut s = 0.0;
+                for x in i..=j {
+                    for y in x + 1..=j {
+                        if objective == ClusterObjective::Pairwise || y == x + 1 {
+                            s += dot(&a.embeddings[x], &a.embeddings[y]) - band.mean;
+                        }
+                    }
+                }
+                s
+            })
+            .sum()
+    }
+
+    #[test]
+    fn two_topics_split_where_they_meet() {
+        let text = "a b c d e f";
+        let v = vec![vec![1.0, 0.1], vec![1.0, 0.0], vec![1.0, 0.05], vec![0.0, 1.0], vec![0.1, 1.0], vec![0.05, 1.0]];
+        let a = analysis(text, v);
+        for objective in ClusterObjective::ALL {
+            assert_eq!(groups(&a, 0, objective), vec![(0, 2), (3, 5)], "{objective:?}");
+            assert_eq!(cut(&a, 0, objective), vec![0..5, 6..11]);
+        }
+        // A cap of 3 characters ("a b") leaves room for two pieces a chunk.
+        let capped = groups(&a, 3, ClusterObjective::Pairwise);
+        assert!(capped.iter().all(|&(i, j)| a.size(i, j) <= 3), "{capped:?}");
+        assert!(!capped.iter().any(|&(i, j)| i <= 2 && j >= 3), "no chunk crosses the topic change: {capped:?}");
+    }
+
+    #[test]
+    fn the_dp_finds_the_best_partition_within_the_cap() {
+        // Pseudo-random vectors, deterministic: every partition of 10 pieces tried.
+        let mut seed = 0x2545_f491_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % 1000) as f32 / 1000.0 - 0.3
+        };
+        let text = "a b c d e f g h i j";
+        for round in 0..20 {
+            let v: Vec<Vec<f32>> = (0..10).map(|_| (0..4).map(|_| next()).collect()).collect();
+            let a = analysis(text, v);
+            for max in [0, 3, 5, 9] {
+                for objective in ClusterObjective::ALL {
+                    let g = groups(&a, max, objective);
+                    assert_eq!(g.first().map(|g| g.0), Some(0));
+                    assert_eq!(g.last().map(|g| g.1), Some(9));
+                    assert!(g.windows(2).all(|w| w[0].1 + 1 == w[1].0), "a partition: {g:?}");
+                    assert!(g.iter().all(|&(i, j)| max == 0 || a.size(i, j) <= max || i == j));
+                    let (got, want) = (score_of(&a, &g, max, objective), brute_force(&a, max, objective));
+                    assert!((got - want).abs() < 1e-9, "round {round} max {max} {objective:?}: {got} < {want}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_in_nothing_out() {
+        let a = analysis("", vec![]);
+        assert!(groups(&a, 10, ClusterObjective::Pairwise).is_empty());
+    }
+}
