@@ -15,6 +15,12 @@
 //!   strategy, the time until the part on screen can be cut (sentences,
 //!   size index, and embedding the top two screens, uncached).
 //!
+//! - `whole_32kb/{semantic,cluster}`: a whole cut of a 32 KB document,
+//!   embedding uncached, through the strategy a chunker runs (throughput is
+//!   per byte, so criterion prints the time per MB). `cluster` embeds its
+//!   50-token pieces and `semantic` its sentence windows; its DP over the
+//!   pieces is the rest.
+//!
 //! CHUNKTUI_BENCH_MODEL=DIR picks another model directory.
 
 use chunktui::embed::{default_model_dir, CachedEmbedder, ModelOptions, OnnxEmbedder};
@@ -198,5 +204,24 @@ fn bench_visible_first(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_embed, bench_recut, bench_visible_first);
+/// `cluster` against `semantic` on the same text and model, uncached: what
+/// a first cut costs per MB.
+fn bench_whole_cut(c: &mut Criterion) {
+    use chunktui::config::{ChunkConfig, StrategyKind, Unit};
+    use chunktui::strategy::Configured;
+    let doc = document(32 * 1024);
+    let e: &dyn Embedder = embedder();
+    let mut g = c.benchmark_group("whole_32kb");
+    g.sample_size(10).measurement_time(Duration::from_secs(20)).warm_up_time(Duration::from_secs(1));
+    g.throughput(Throughput::Bytes(doc.len() as u64));
+    for kind in [StrategyKind::Semantic, StrategyKind::Cluster] {
+        let config =
+            ChunkConfig { strategy: kind, unit: Unit::Tokens, size: 200, overlap: 0, ..ChunkConfig::default() };
+        let configured = Configured::new(&config).unwrap();
+        g.bench_function(kind.name(), |b| b.iter(|| configured.chunk(&doc, Some(e), Control::none()).unwrap()));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_embed, bench_recut, bench_visible_first, bench_whole_cut);
 criterion_main!(benches);

@@ -65,7 +65,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = &chunker.config;
 
     let index = chunker.sizer.index(&text)?;
-    let analysis = semantic::analyze(&text, cfg.semantic.buffer_size, embedder.as_ref(), &index, Control::none())?;
+    let recut = cfg.strategy.spec().recut.expect("adaptive re-cuts an analysis");
+    let analysis = semantic::analyze(&text, &recut, cfg, embedder.as_ref(), &index, Control::none())?;
     let threshold = Threshold::from_options(&cfg.semantic);
     let limits = Limits { max: cfg.size, min: cfg.semantic.min_size };
     let ranges = analysis.adaptive(threshold, limits);

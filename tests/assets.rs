@@ -3,8 +3,8 @@
 //! defaults, and the separator presets keep their names and order.
 
 use chunktui::config::{
-    AgenticOptions, ChunkConfig, CodeOptions, EmbedTextOptions, HierarchicalOptions, LangchainOptions, LintOptions,
-    LlmOptions, MarkdownOptions, RecursiveOptions, SemanticOptions, SentenceOptions,
+    AgenticOptions, ChunkConfig, ClusterOptions, CodeOptions, EmbedTextOptions, HierarchicalOptions, LangchainOptions,
+    LintOptions, LlmOptions, MarkdownOptions, RecursiveOptions, SemanticOptions, SentenceOptions,
 };
 use chunktui::strategy::recursive::{preset_names, Separators};
 use chunktui::strategy::StrategyKind;
@@ -31,6 +31,7 @@ fn defaults_as_toml() -> toml::Table {
         ("semantic", toml::Value::try_from(SemanticOptions::default())),
         ("embed_text", toml::Value::try_from(EmbedTextOptions::default())),
         ("hierarchical", toml::Value::try_from(HierarchicalOptions::default())),
+        ("cluster", toml::Value::try_from(ClusterOptions::default())),
         ("code", toml::Value::try_from(CodeOptions::default())),
         ("lint", toml::Value::try_from(LintOptions::default())),
         ("llm", toml::Value::try_from(LlmOptions::default())),

@@ -209,6 +209,51 @@ fn sweep_ranks_every_valid_combination_and_its_winner_reproduces_with_eval() {
     let lines = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap().lines().count();
     assert_eq!(lines, 9, "nothing was run twice");
     assert_eq!(serde_json::from_slice::<Vec<Value>>(&rerun.stdout).unwrap(), ranked);
+
+    // The fronts are what no other row beats: recall against IoU, and recall
+    // against the characters retrieved (fewer is better).
+    let dominated = |r: &Value, key: &str, sign: f64| {
+        let (x, y) = (mean(r, "recall"), sign * mean(r, key));
+        ranked.iter().any(|o| {
+            let (ox, oy) = (mean(o, "recall"), sign * mean(o, key));
+            ox >= x && oy >= y && (ox > x || oy > y)
+        })
+    };
+    for r in &ranked {
+        assert_eq!(r["pareto_recall_iou"], !dominated(r, "iou", 1.0), "{r}");
+        assert_eq!(r["pareto_recall_retrieved"], !dominated(r, "retrieved", -1.0), "{r}");
+        assert!(mean(r, "retrieved") > 0.0);
+    }
+    // A recall floor, then the most IoU: the rows that keep the floor come
+    // first, best IoU first, and --best writes the first of them.
+    let mut recalls: Vec<f64> = ranked.iter().map(|r| mean(r, "recall")).collect();
+    recalls.sort_by(f64::total_cmp);
+    let floor = recalls[recalls.len() / 2];
+    let objective = format!("recall>={floor}");
+    let best_floor = dir.path().join("floor.toml");
+    let floored = sweep(
+        dir.path(),
+        &[&grid[..], &["--metric", &objective, "--best", best_floor.to_str().unwrap(), "--json"]].concat(),
+    );
+    assert!(floored.status.success(), "{}", String::from_utf8_lossy(&floored.stderr));
+    let floored: Vec<Value> = serde_json::from_slice(&floored.stdout).unwrap();
+    let keep = floored.iter().take_while(|r| mean(r, "recall") >= floor).count();
+    assert_eq!(keep, recalls.iter().filter(|&&r| r >= floor).count(), "the rows over the floor come first");
+    let iou: Vec<f64> = floored[..keep].iter().map(|r| mean(r, "iou")).collect();
+    assert!(iou.windows(2).all(|w| w[0] >= w[1]), "then by IoU: {iou:?}");
+    let top = ranked.iter().filter(|r| mean(r, "recall") >= floor).map(|r| mean(r, "iou")).fold(0.0, f64::max);
+    assert_eq!(mean(&floored[0], "iou"), top);
+    let written = eval_json(&[
+        "samples",
+        "--queries",
+        "samples/questions.jsonl",
+        "--config",
+        best_floor.to_str().unwrap(),
+        "--retriever",
+        "bm25",
+    ]);
+    assert_eq!(written["iou"], floored[0]["iou"]);
+    assert_eq!(written["recall"], floored[0]["recall"]);
 }
 
 #[test]
@@ -238,8 +283,11 @@ fn sweep_skips_what_cannot_work_and_lists_belong_to_sweep_only() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
-    let out = sweep(dir.path(), &["--retriever", "bm25", "--metric", "f1"]);
-    assert_eq!(out.status.code(), Some(2));
+    for bad in ["speed", "recall>=", "recal>=0.8"] {
+        let out = sweep(dir.path(), &["--retriever", "bm25", "--metric", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("recall>=0.85"), "{bad}: names the forms");
+    }
     let out = Command::new(BIN)
         .args(["chunk", "samples/guide.md", "--size", "200,300"])
         .current_dir(root())

@@ -66,6 +66,7 @@ class Chunker:
         semantic: dict[str, Any] = ...,
         embed_text: dict[str, Any] = ...,
         hierarchical: dict[str, Any] = ...,
+        cluster: dict[str, Any] = ...,
         code: dict[str, Any] = ...,
         lint: dict[str, Any] = ...,
         llm: dict[str, Any] = ...,

@@ -389,11 +389,26 @@ def model_dir() -> Path:
     return Path(model)
 
 
-@pytest.mark.parametrize("strategy", ["semantic", "late"])
-def test_model_strategies_equal_the_cli(strategy: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("strategy", "keywords", "flags"),
+    [
+        ("semantic", {}, []),
+        ("late", {}, []),
+        (
+            "cluster",
+            {"cluster": {"piece_size": 30, "objective": "adjacent"}},
+            ["--piece-size", "30", "--cluster-objective", "adjacent"],
+        ),
+    ],
+)
+def test_model_strategies_equal_the_cli(
+    strategy: str, keywords: dict[str, Any], flags: list[str], tmp_path: Path
+) -> None:
     model = model_dir()
     sample = tmp_path / "sample.md"
     sample.write_bytes(read(corpus_files()[0])[:12_000].encode("utf-8"))
-    chunker = chunktui.Chunker(strategy=strategy, size=600, overlap=0, semantic={"model": str(model)})
-    expected = cli_records(sample, "--strategy", strategy, "--size", "600", "--overlap", "0", "--model", str(model))
+    chunker = chunktui.Chunker(strategy=strategy, size=600, overlap=0, semantic={"model": str(model)}, **keywords)
+    expected = cli_records(
+        sample, "--strategy", strategy, "--size", "600", "--overlap", "0", "--model", str(model), *flags
+    )
     assert python_records(chunker, read(sample)) == expected

@@ -313,13 +313,20 @@ comma list (or put the lists in a TOML file for --grid: size = [200, 400]).
 Every combination that is valid runs through `chunktui eval` (same chunks,
 same retriever, same scores), two at a time on two cores. Each finished
 combination is appended to --results, so an interrupted sweep resumes where
-it stopped. The table ranks by --metric; * marks the Pareto front of that
-metric against the characters to embed. --best writes the winner as a config:
-`chunktui eval ... --config best.toml` reproduces its row.
+it stopped. The table ranks by --metric, an objective: one metric, f1 (of
+recall and precision), or a floor and then the most IoU (recall>=0.85: of
+the rows that keep 85 % recall, the one with the best IoU). It marks three
+Pareto fronts, the rows no other row beats on both of two numbers: * the
+objective against the characters to embed, I recall against IoU, C recall
+against the characters retrieved per question (what a generator reads).
+--best writes the winner as a config: `chunktui eval ... --config best.toml`
+reproduces its row.
 
 Example:
   chunktui sweep samples --queries samples/questions.jsonl --retriever bm25,dense \\
-    --strategy recursive,sentence --size 200,400,800 --overlap 0,50 --metric iou --best best.toml";
+    --strategy recursive,sentence --size 200,400,800 --overlap 0,50 --metric iou --best best.toml
+  chunktui sweep docs --queries q.csv --retriever dense --strategy recursive,cluster --size 200 \\
+    --unit tokens --overlap 0 --metric 'recall>=0.85' --best best.toml";
 
 #[derive(Args, Debug)]
 pub struct SweepCmd {
@@ -336,8 +343,9 @@ pub struct SweepCmd {
     /// Retrievers to try: dense, bm25, hybrid (comma list). Default: as eval's, by the documents' language.
     #[arg(long, value_name = "LIST")]
     pub retriever: Option<String>,
-    /// Rank by recall, precision, iou, precision_omega, hit_rate or mrr.
-    #[arg(long, value_name = "NAME", default_value = "iou")]
+    /// Rank and pick --best by: recall, precision, iou, precision_omega, hit_rate, mrr, f1 (of recall and
+    /// precision), or METRIC>=X then the most IoU (e.g. recall>=0.85).
+    #[arg(long, alias = "objective", value_name = "OBJECTIVE", default_value = "iou")]
     pub metric: String,
     /// Chunks retrieved per question.
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--k", 0))]
@@ -386,8 +394,9 @@ pub struct TuneCmd {
     /// Retrievers: dense, bm25, hybrid (comma list). Default: as eval's, by the documents' language.
     #[arg(long, value_name = "LIST")]
     pub retriever: Option<String>,
-    /// Rank by recall, precision, iou, precision_omega, hit_rate or mrr.
-    #[arg(long, value_name = "NAME", default_value = "iou")]
+    /// Rank and pick --best by: recall, precision, iou, precision_omega, hit_rate, mrr, f1 (of recall and
+    /// precision), or METRIC>=X then the most IoU (e.g. recall>=0.85).
+    #[arg(long, alias = "objective", value_name = "OBJECTIVE", default_value = "iou")]
     pub metric: String,
     /// Chunks retrieved per question.
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--k", 0))]
@@ -504,7 +513,7 @@ pub struct ChunkFlags {
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
           value_parser = whole("--piece-size", 1))]
     pub piece_size: Option<usize>,
-    /// cluster: pairwise (every pair of pieces in a chunk alike, the default) or adjacent (neighbours alike).
+    /// cluster: adjacent (each piece like the next, the default) or pairwise (every pair of pieces in a chunk).
     #[arg(long, value_name = "OBJECTIVE", global = true)]
     pub cluster_objective: Option<String>,
     /// Text put before every model input (e5 models: "query: "); default: from the model directory.

@@ -165,9 +165,10 @@ impl ChunkFlags {
             c.cluster.piece_size = n;
         }
         if let Some(o) = &self.cluster_objective {
-            c.cluster.objective = ClusterObjective::ALL.into_iter().find(|k| k.name() == o).ok_or_else(|| {
-                Error::config(format!("--cluster-objective '{o}': use pairwise or adjacent"))
-            })?;
+            c.cluster.objective = ClusterObjective::ALL
+                .into_iter()
+                .find(|k| k.name() == o)
+                .ok_or_else(|| Error::config(format!("--cluster-objective '{o}': use pairwise or adjacent")))?;
         }
         c.embed_text.enabled |= self.embed_text || self.embed_text_fit;
         c.embed_text.fit |= self.embed_text_fit;

@@ -8,6 +8,7 @@ mod diff;
 mod eval;
 pub mod export_splitter;
 mod flags;
+mod frontier;
 mod generate;
 mod lint;
 mod model;

@@ -14,6 +14,7 @@ use super::args::SweepCmd;
 use super::args::Values;
 use super::commands::emit;
 use super::eval::{check_k, json_value, progress_bar, questions, run_one, Corpus, METRICS};
+use super::frontier::{Fronts, Means, Objective};
 use super::ChunkFlags;
 use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
@@ -73,24 +74,32 @@ impl Outcome {
     }
 }
 
+impl Means for Outcome {
+    fn mean(&self, name: &str) -> f64 {
+        Outcome::mean(self, name)
+    }
+    fn embed_cost(&self) -> usize {
+        self.chunk_chars
+    }
+}
+
 pub fn run(cmd: SweepCmd) -> Result<()> {
-    let Ranked { outcomes, front } = ranked(&cmd)?;
-    let out = if cmd.json { json(&outcomes, &front) } else { table(&cmd, &outcomes, &front) };
+    let Ranked { outcomes, fronts, objective } = ranked(&cmd)?;
+    let out = if cmd.json { json(&outcomes, &fronts, &objective) } else { table(&cmd, &outcomes, &fronts, &objective) };
     emit(out.as_bytes(), None)
 }
 
-/// A sweep's finished combinations, best first, and which are on the
-/// Pareto front.
+/// A sweep's finished combinations, best first by the objective, and which
+/// are on the Pareto fronts.
 pub(super) struct Ranked {
     pub outcomes: Vec<Outcome>,
-    pub front: Vec<bool>,
+    pub fronts: Fronts,
+    pub objective: Objective,
 }
 
 /// Run the sweep `cmd` describes (writing `--best`), ranked.
 pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
-    if !METRICS.contains(&cmd.metric.as_str()) {
-        return Err(Error::config(format!("--metric {}: use one of {}", cmd.metric, METRICS.join(", "))));
-    }
+    let objective = Objective::parse(&cmd.metric)?;
     check_k(cmd.k)?;
     let grid = grid(cmd)?;
     // No retriever named: the documents' language decides, once they are read.
@@ -180,15 +189,15 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
         for (p, result) in rx {
             let run = result.map_err(|e| Error::input(format!("{}: {e}", describe(p))))?;
             let value = json_value(&run, p.retriever, p.k);
-            let metrics = METRICS.iter().map(|m| (m.to_string(), value[*m].clone())).collect();
+            let metrics = METRICS.iter().chain(&["retrieved"]).map(|m| (m.to_string(), value[*m].clone())).collect();
             let outcome = Outcome { point: p.clone(), chunks: run.chunks, chunk_chars: run.chunk_chars, metrics };
             let line = serde_json::to_string(&outcome).expect("an outcome serialises") + "\n";
             results.write_all(line.as_bytes()).map_err(|e| Error::io_write(&results_path, &e))?;
             let line = format!(
                 "{:<44} {} {:.3} · {} chunks",
                 describe(p),
-                cmd.metric,
-                outcome.mean(&cmd.metric),
+                objective.label(),
+                objective.value(&outcome),
                 outcome.chunks
             );
             // Results as they finish: above the bar at a terminal, else on stderr.
@@ -204,15 +213,15 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
     })?;
     bar.finish_and_clear();
 
-    // The points of this grid only, once each, best first (ties: fewer chunks).
+    // The points of this grid only, once each, best first (ties: fewer characters to embed).
     let mut seen = HashSet::new();
     done.retain(|o| set.find(&o.point).is_some_and(|i| seen.insert(i)));
-    done.sort_by(|a, b| b.mean(&cmd.metric).total_cmp(&a.mean(&cmd.metric)).then(a.chunks.cmp(&b.chunks)));
-    let front = pareto(&done, &cmd.metric);
+    objective.rank(&mut done);
+    let fronts = Fronts::of(&done, &objective);
     if let Some(best) = &cmd.best {
         done[0].point.config.save(best)?;
     }
-    Ok(Ranked { outcomes: done, front })
+    Ok(Ranked { outcomes: done, fronts, objective })
 }
 
 /// Mark every file the sweep reads — the document or the folder's files,
@@ -509,32 +518,7 @@ fn open_results(path: &Path) -> Result<std::fs::File> {
     std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| Error::io_write(path, &e))
 }
 
-/// Whether each outcome is on the Pareto front: no other beats it on both
-/// the metric (higher) and the chunks to embed (fewer characters), one at
-/// least strictly. One pass in order of the metric: O(n log n).
-fn pareto(ranked: &[Outcome], metric: &str) -> Vec<bool> {
-    let mut order: Vec<usize> = (0..ranked.len()).collect();
-    order.sort_by(|&i, &j| ranked[j].mean(metric).total_cmp(&ranked[i].mean(metric)));
-    let mut front = vec![false; ranked.len()];
-    // The lowest cost among outcomes with a strictly higher metric.
-    let mut cheapest_better = usize::MAX;
-    let mut g = 0;
-    while g < order.len() {
-        // A group of equal metric: beaten by a cheaper one in it, or by any better one at no more cost.
-        let m = ranked[order[g]].mean(metric);
-        let end = g + order[g..].iter().take_while(|&&i| ranked[i].mean(metric).total_cmp(&m).is_eq()).count();
-        let group_min = order[g..end].iter().map(|&i| ranked[i].chunk_chars).min().unwrap_or(usize::MAX);
-        for &i in &order[g..end] {
-            let cost = ranked[i].chunk_chars;
-            front[i] = cost <= group_min && cost < cheapest_better;
-        }
-        cheapest_better = cheapest_better.min(group_min);
-        g = end;
-    }
-    front
-}
-
-fn json(ranked: &[Outcome], front: &[bool]) -> String {
+fn json(ranked: &[Outcome], fronts: &Fronts, objective: &Objective) -> String {
     let list: Vec<serde_json::Value> = ranked
         .iter()
         .enumerate()
@@ -546,7 +530,10 @@ fn json(ranked: &[Outcome], front: &[bool]) -> String {
                     obj.extend(m);
                 }
                 obj.insert("rank".into(), (i + 1).into());
-                obj.insert("pareto".into(), front[i].into());
+                obj.insert("objective".into(), objective.value(o).into());
+                obj.insert("pareto".into(), fronts.cost[i].into());
+                obj.insert("pareto_recall_iou".into(), fronts.recall_iou[i].into());
+                obj.insert("pareto_recall_retrieved".into(), fronts.recall_context[i].into());
             }
             v
         })
@@ -554,22 +541,22 @@ fn json(ranked: &[Outcome], front: &[bool]) -> String {
     serde_json::to_string(&list).expect("JSON") + "\n"
 }
 
-fn table(cmd: &SweepCmd, ranked: &[Outcome], front: &[bool]) -> String {
+fn table(cmd: &SweepCmd, ranked: &[Outcome], fronts: &Fronts, objective: &Objective) -> String {
+    let label = objective.label();
     let mut out = format!(
-        "\nranked by {} (mean over the questions; * = Pareto front of {} against characters embedded)\n\n",
-        cmd.metric, cmd.metric
+        "\nranked by {label} (means over the questions). Pareto fronts: * {label} against characters embedded, \
+         I recall against IoU, C recall against characters retrieved per question\n\n"
     );
     out.push_str(&format!(
-        "{:>4}  {:<44} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n",
-        "rank", "settings", "recall", "prec", "iou", "prec_ω", "hit", "mrr", "chunks"
+        "{:>4} {:<3} {:<44} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>9} {:>7}\n",
+        "rank", "", "settings", "recall", "prec", "iou", "prec_ω", "hit", "mrr", "retrieved", "chunks"
     ));
     for (i, o) in ranked.iter().enumerate() {
-        let mark = if front[i] { "*" } else { " " };
-        out.push_str(&format!("{:>3}{mark}  {:<44}", i + 1, describe(&o.point)));
+        out.push_str(&format!("{:>4} {:<3} {:<44}", i + 1, fronts.marks(i), describe(&o.point)));
         for m in METRICS {
             out.push_str(&format!(" {:>7.3}", o.mean(m)));
         }
-        out.push_str(&format!(" {:>7}\n", o.chunks));
+        out.push_str(&format!(" {:>9.0} {:>7}\n", o.mean("retrieved"), o.chunks));
     }
     if let Some(best) = &cmd.best {
         out.push_str(&format!(

@@ -9,7 +9,7 @@
 #![cfg_attr(not(feature = "llm"), allow(dead_code))]
 
 use super::args::{SweepCmd, TuneCmd, Values};
-use super::sweep::{describe, ranked, Outcome};
+use super::sweep::{describe, ranked, Outcome, Ranked};
 use crate::error::{Error, Result};
 use crate::strategy::StrategyKind;
 use std::path::{Path, PathBuf};
@@ -84,7 +84,7 @@ pub fn run(cmd: TuneCmd) -> Result<()> {
     let ranked = ranked(&sweep)?;
     // 4. The report.
     let cost = crate::llm::usage().since(&before);
-    let report = report(&cmd, &queries, &grid, &ranked.outcomes, &cost, started.elapsed().as_secs_f64());
+    let report = report(&cmd, &ranked, &queries, &grid, &cost, started.elapsed().as_secs_f64());
     super::commands::emit(report.as_bytes(), None)
 }
 
@@ -221,18 +221,20 @@ fn documents_text(path: &Path, lossy: bool) -> Result<Vec<(String, String)>> {
 
 fn report(
     cmd: &TuneCmd,
+    sweep: &Ranked,
     queries: &Path,
     grid: &Grid,
-    ranked: &[Outcome],
     cost: &crate::llm::Usage,
     seconds: f64,
 ) -> String {
-    let metric = &cmd.metric;
+    let (ranked, objective) = (&sweep.outcomes, &sweep.objective);
+    let metric = objective.label();
+    let score = |o: &Outcome| objective.value(o);
     let best = &ranked[0];
     let mut out = format!(
         "\nbest: {} — {metric} {:.3} (recall {:.3}, precision {:.3}), {} chunks, {} chars to embed\n",
         describe(&best.point),
-        best.mean(metric),
+        score(best),
         best.mean("recall"),
         best.mean("precision"),
         best.chunks,
@@ -240,16 +242,16 @@ fn report(
     );
     match ranked.get(1) {
         Some(second) => {
-            let why = if (best.mean(metric) - second.mean(metric)).abs() < 1e-9 {
+            let why = if (score(best) - score(second)).abs() < 1e-9 {
                 format!("ties on {metric} and cuts fewer chunks")
             } else {
-                format!("{metric} {:+.3} over the runner-up", best.mean(metric) - second.mean(metric))
+                format!("{metric} {:+.3} over the runner-up", score(best) - score(second))
             };
             out.push_str(&format!("why: {why}\n"));
             out.push_str(&format!(
                 "runner-up: {} — {metric} {:.3}, {} chunks\n",
                 describe(&second.point),
-                second.mean(metric),
+                score(second),
                 second.chunks
             ));
         }

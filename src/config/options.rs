@@ -236,20 +236,26 @@ impl Default for HierarchicalOptions {
 }
 
 /// Settings of the `cluster` strategy (see [`crate::strategy::semantic::cluster`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClusterOptions {
     /// The pieces the boundaries are chosen between: recursive pieces of at
     /// most this many tokens of `tokenizer` (whatever `unit` is), each
     /// embedded once.
     pub piece_size: usize,
-    /// What a chunk's pieces should have in common.
+    /// What a chunk's pieces should have in common. `adjacent` by default:
+    /// on the corpus questions (MiniLM, k = 5, 200 tokens) it kept more
+    /// recall than `pairwise`, whose sum over every pair favours the
+    /// largest chunks wherever a document is uniformly alike.
     pub objective: ClusterObjective,
+    /// What a boundary inside a paragraph costs, in the objective's units
+    /// (a cosine similarity); a boundary at a blank line costs nothing.
+    pub split_cost: f64,
 }
 
 impl Default for ClusterOptions {
     fn default() -> Self {
-        ClusterOptions { piece_size: 50, objective: ClusterObjective::Pairwise }
+        ClusterOptions { piece_size: 50, objective: ClusterObjective::Adjacent, split_cost: 0.05 }
     }
 }
 

@@ -42,6 +42,8 @@ pub struct Scores {
     pub hit: f64,
     /// 1 / rank of the first retrieved chunk holding one (0 if none).
     pub reciprocal_rank: f64,
+    /// Characters retrieved: the context a generator is handed.
+    pub retrieved: f64,
 }
 
 /// The overlap of two spans; touching spans give an empty overlap (the
@@ -162,6 +164,7 @@ pub fn score(doc: usize, references: &[Span], retrieved: &[Located], all_chunks:
         precision_omega: omega,
         hit: if first.is_some() { 1.0 } else { 0.0 },
         reciprocal_rank: first.map_or(0.0, |r| 1.0 / (r + 1) as f64),
+        retrieved: retrieved_chars,
     }
 }
 
@@ -194,6 +197,8 @@ pub struct Report {
     pub precision_omega: Summary,
     pub hit_rate: Summary,
     pub mrr: Summary,
+    /// Characters retrieved per question.
+    pub retrieved: Summary,
 }
 
 impl Report {
@@ -206,6 +211,7 @@ impl Report {
             precision_omega: s(|x| x.precision_omega),
             hit_rate: s(|x| x.hit),
             mrr: s(|x| x.reciprocal_rank),
+            retrieved: s(|x| x.retrieved),
         }
     }
 }

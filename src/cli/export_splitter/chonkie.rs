@@ -47,6 +47,13 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
     ),
     (StrategyKind::Adaptive, Fidelity::Close("SemanticChunker: one similarity threshold, within a size")),
     (
+        StrategyKind::Cluster,
+        Fidelity::Close(
+            "SemanticChunker cuts greedily at a similarity threshold; no chonkie chunker chooses all boundaries \
+             together (Chroma's ClusterSemanticChunker, in chunking_evaluation, does, and is not on PyPI)",
+        ),
+    ),
+    (
         StrategyKind::Late,
         Fidelity::Close("LateChunker: recursive boundaries, chunk vectors pooled from token embeddings"),
     ),
@@ -102,6 +109,15 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
         | StrategyKind::SemanticGrouping
         | StrategyKind::Adaptive
         | StrategyKind::LangchainSemantic => semantic(config, s),
+        StrategyKind::Cluster => {
+            s.note(format!(
+                "cluster: pieces of {} tokens, boundaries chosen together ({} objective); \
+                 SemanticChunker decides each boundary on its own",
+                config.cluster.piece_size,
+                config.cluster.objective.name()
+            ));
+            semantic(config, s)
+        }
         StrategyKind::Late => {
             imp(s, "LateChunker");
             st_extra(s);

@@ -59,6 +59,13 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         StrategyKind::Adaptive,
         Fidelity::Close("SemanticChunker uses one threshold for the whole text and no size limit"),
     ),
+    (
+        StrategyKind::Cluster,
+        Fidelity::None(
+            "no splitter chooses all boundaries together; Chroma's ClusterSemanticChunker (chunking_evaluation, \
+             not on PyPI) is the same idea, chonkie's SemanticChunker the nearest packaged one",
+        ),
+    ),
     (StrategyKind::Document, Fidelity::None("the whole file is one chunk: no splitter is needed")),
     (StrategyKind::Late, Fidelity::None("LangChain has no late chunking (token embeddings pooled per chunk)")),
     (

@@ -53,6 +53,13 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         Fidelity::Close("SemanticSplitterNodeParser: one percentile threshold for the whole text, no size limit"),
     ),
     (
+        StrategyKind::Cluster,
+        Fidelity::None(
+            "no splitter chooses all boundaries together; Chroma's ClusterSemanticChunker (chunking_evaluation, \
+             not on PyPI) is the same idea, chonkie's SemanticChunker the nearest packaged one",
+        ),
+    ),
+    (
         StrategyKind::Hierarchical,
         Fidelity::Close(
             "HierarchicalNodeParser with one SentenceSplitter per level (chunktui's levels and overlaps); \

@@ -52,6 +52,7 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
     (StrategyKind::SemanticGrouping, Fidelity::None("text-splitter has no embedding-based splitter")),
     (StrategyKind::Adaptive, Fidelity::None("text-splitter has no embedding-based splitter")),
     (StrategyKind::Late, Fidelity::None("text-splitter has no embedding-based splitter")),
+    (StrategyKind::Cluster, Fidelity::None("text-splitter has no embedding-based splitter")),
     (StrategyKind::Llm, Fidelity::None(super::LLM_USE_CHUNKTUI)),
     (StrategyKind::Propositions, Fidelity::None(super::LLM_USE_CHUNKTUI)),
     (StrategyKind::Agentic, Fidelity::None(super::LLM_USE_CHUNKTUI)),

@@ -5,15 +5,19 @@
 //! `semantic` and `adaptive` decide each boundary greedily from its
 //! neighbourhood.
 //!
-//! The score of a chunk (the `pairwise` objective) is the sum, over every
-//! pair of its pieces, of their cosine similarity less `μ`, the mean
-//! similarity of all pairs close enough to share a chunk. Without `μ` every
-//! pair adds a positive amount and the largest chunks always win; with it,
-//! two pieces gain by sharing a chunk only when they are more alike than
-//! nearby text usually is. `adjacent` scores only neighbouring pieces the
-//! same way. This is the idea of Chroma's ClusterSemanticChunker (Smith &
-//! Troynikov, 2024), with a size cap in any unit and a baseline that is
-//! local rather than the whole document's.
+//! The score of a partition (the `pairwise` objective) is the sum, over
+//! every pair of pieces that share a chunk, of their cosine similarity less
+//! `μ`, the mean similarity of any two pieces of the document, less
+//! `cluster.split_cost` for every boundary that falls inside a paragraph.
+//! Without `μ` every pair adds a positive amount and the largest chunks
+//! always win; with it, two pieces gain by sharing a chunk only when they
+//! are more alike than this document's pieces are on average. `adjacent`
+//! scores only neighbouring pieces the same way. The split cost makes a
+//! blank line the cheaper place to cut, as the recursive separators do: a
+//! boundary between sentences of one paragraph must be worth it.
+//!
+//! This is the idea of Chroma's ClusterSemanticChunker (Smith & Troynikov,
+//! 2024), with a size cap in any unit and the paragraph prior added.
 //!
 //! Work and memory are O(n · w) in pieces n and the window w of pieces that
 //! fit in one chunk, never O(n²): only pairs within a window are compared.
@@ -32,14 +36,15 @@ pub const MAX_PIECES_PER_CHUNK: usize = 1024;
 
 pub const SPEC: Spec = Spec {
     name: "cluster",
-    help: "embed small pieces once, then choose all boundaries together so each chunk's pieces are alike, within --size",
+    help:
+        "embed small pieces once, then choose all boundaries together so each chunk's pieces are alike, within --size",
     needs_model: true,
     needs_llm: false,
     size: SizeRule::Limit,
     overlap: OverlapRule::None,
     has_threshold: false,
     forces_unit: None,
-    options: &["--model", "--piece-size", "--cluster-objective", "--preset", "--separators"],
+    options: &["--model", "--piece-size", "--cluster-objective", "cluster.split_cost", "--preset", "--separators"],
     option: Some(super::super::OptionKnob {
         show: |c| format!("objective={}", c.cluster.objective.name()),
         next: |c| {
@@ -53,7 +58,7 @@ pub const SPEC: Spec = Spec {
     build: |_| Ok(Box::new(FromAnalysis(RECUT))),
 };
 
-const RECUT: Recut = Recut { pieces: Pieces::Recursive, cut: |a, c| cut(a, c.size, c.cluster.objective) };
+const RECUT: Recut = Recut { pieces: Pieces::Recursive, cut };
 
 /// The settings that cut the pieces: the recursive splitter with the
 /// config's separators, at `piece_size` tokens of its tokenizer, no overlap.
@@ -83,24 +88,63 @@ pub fn pieces_key(config: &ChunkConfig) -> String {
 
 /// Problems with the `[cluster]` settings, for the config check.
 pub fn problems(config: &ChunkConfig, problems: &mut Vec<String>) {
-    if config.cluster.piece_size == 0 {
+    let o = &config.cluster;
+    if o.piece_size == 0 {
         problems.push("cluster.piece_size must be at least 1: set --piece-size to the tokens of one piece".into());
+    }
+    if !(o.split_cost.is_finite() && o.split_cost >= 0.0) {
+        problems.push(format!(
+            "cluster.split_cost {} must be a number of at least 0 (0.05 is the default; 0 lets a chunk end anywhere)",
+            o.split_cost
+        ));
     }
 }
 
-/// The best chunks of an analysis's pieces under `max` (in the analysis's
-/// unit; 0 = no limit but [`MAX_PIECES_PER_CHUNK`]) as byte ranges.
-pub fn cut(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> Vec<Range<usize>> {
-    groups(a, max, objective).into_iter().map(|(i, j)| a.sentences[i].start..a.sentences[j].end).collect()
+/// The best chunks of an analysis's pieces under `config` (its `size` in
+/// the analysis's unit, 0 = no limit but [`MAX_PIECES_PER_CHUNK`]; its
+/// objective and split cost), as byte ranges of `text`.
+pub fn cut(a: &SemanticAnalysis, text: &str, config: &ChunkConfig) -> Vec<Range<usize>> {
+    let o = &config.cluster;
+    let costs = split_costs(a, text, o.split_cost);
+    groups(a, config.size, o.objective, &costs)
+        .into_iter()
+        .map(|(i, j)| a.sentences[i].start..a.sentences[j].end)
+        .collect()
 }
 
-/// [`cut`] as inclusive piece index pairs.
-pub fn groups(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> Vec<(usize, usize)> {
+/// What a boundary after each piece costs: nothing at a blank line (or at
+/// the end), `cost` inside a paragraph.
+pub fn split_costs(a: &SemanticAnalysis, text: &str, cost: f64) -> Vec<f64> {
+    let n = a.len();
+    (0..n)
+        .map(|j| {
+            let at_blank_line = j + 1 == n || {
+                let gap = &text[a.sentences[j].end..a.sentences[j + 1].start];
+                gap.bytes().filter(|&b| b == b'\n').count() >= 2
+            };
+            if at_blank_line {
+                0.0
+            } else {
+                cost
+            }
+        })
+        .collect()
+}
+
+/// The best partition of the pieces as inclusive index pairs: chunks within
+/// `max`, maximising the objective less `split_cost[j]` for a boundary after
+/// piece j.
+pub fn groups(
+    a: &SemanticAnalysis,
+    max: usize,
+    objective: ClusterObjective,
+    split_cost: &[f64],
+) -> Vec<(usize, usize)> {
     let n = a.len();
     if n == 0 {
         return Vec::new();
     }
-    let band = Band::new(a, max, objective);
+    let band = Band::new(a, max);
     // best[k]: the best score of the first k pieces; from[k]: where the last
     // chunk of that best partition starts.
     let mut best = vec![0f64; n + 1];
@@ -128,7 +172,7 @@ pub fn groups(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> 
                 (top, top_at) = (total, i);
             }
         }
-        best[j + 1] = top;
+        best[j + 1] = top - split_cost[j];
         from[j + 1] = top_at;
     }
     let mut out = Vec::new();
@@ -154,12 +198,11 @@ struct Band {
 }
 
 impl Band {
-    fn new(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> Band {
+    fn new(a: &SemanticAnalysis, max: usize) -> Band {
         let n = a.len();
         let mut lo = vec![0usize; n];
         let mut start = vec![0usize; n];
         let mut sims = Vec::new();
-        let (mut sum, mut pairs) = (0f64, 0usize);
         let mut first = 0usize;
         for j in 0..n {
             // The earliest piece a chunk ending at j can start with; it never
@@ -169,18 +212,9 @@ impl Band {
             }
             lo[j] = first;
             start[j] = sims.len();
-            for i in first..j {
-                let s = dot(&a.embeddings[i], &a.embeddings[j]);
-                // The adjacent objective's baseline is over neighbours only.
-                if objective == ClusterObjective::Pairwise || i + 1 == j {
-                    sum += s;
-                    pairs += 1;
-                }
-                sims.push(s);
-            }
+            sims.extend((first..j).map(|i| dot(&a.embeddings[i], &a.embeddings[j])));
         }
-        let mean = if pairs == 0 { 0.0 } else { sum / pairs as f64 };
-        Band { lo, start, sims, mean }
+        Band { lo, start, sims, mean: mean_similarity(&a.embeddings) }
     }
 
     /// Similarities of pieces `lo[j]..j` with piece j.
@@ -195,6 +229,24 @@ impl Band {
     }
 }
 
+/// The mean cosine similarity of two different unit vectors, in O(n · dim):
+/// the squared length of their sum holds every pair twice and each vector
+/// once.
+fn mean_similarity(vectors: &[Vec<f32>]) -> f64 {
+    let n = vectors.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mut sum = vec![0f64; vectors[0].len()];
+    let mut own = 0f64;
+    for v in vectors {
+        sum.iter_mut().zip(v).for_each(|(s, x)| *s += f64::from(*x));
+        own += dot(v, v);
+    }
+    let all: f64 = sum.iter().map(|x| x * x).sum();
+    (all - own) / (n as f64 * (n as f64 - 1.0))
+}
+
 /// Cosine similarity of two unit vectors (the analysis normalises them).
 fn dot(a: &[f32], b: &[f32]) -> f64 {
     a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
@@ -205,7 +257,7 @@ mod tests {
     use super::*;
     use crate::size::Sizer;
 
-    /// An analysis of `n` one-character pieces "a b c ..." with these vectors.
+    /// An analysis of one-character pieces "a b c ..." with these vectors.
     fn analysis(text: &str, vectors: Vec<Vec<f32>>) -> SemanticAnalysis {
         let pieces: Vec<Range<usize>> = (0..vectors.len()).map(|i| 2 * i..2 * i + 1).collect();
         let sizer = Sizer::for_unit(Unit::Chars, "cl100k_base").unwrap();
@@ -220,54 +272,40 @@ mod tests {
         SemanticAnalysis::from_embeddings(pieces, vectors, &index)
     }
 
-    /// The best partition by trying every one: the DP must find its score.
-    fn brute_force(a: &SemanticAnalysis, max: usize, objective: ClusterObjective) -> f64 {
-        let n = a.len();
-        let band = Band::new(a, max, objective);
-        let score = |i: usize, j: usize| -> f64 {
-            let mut s = 0.0;
+    /// The score of one partition, pair by pair.
+    fn score_of(a: &SemanticAnalysis, groups: &[(usize, usize)], objective: ClusterObjective, costs: &[f64]) -> f64 {
+        let mean = mean_similarity(&a.embeddings);
+        let mut total = 0.0;
+        for &(i, j) in groups {
             for x in i..=j {
                 for y in x + 1..=j {
                     if objective == ClusterObjective::Pairwise || y == x + 1 {
-                        s += dot(&a.embeddings[x], &a.embeddings[y]) - band.mean;
+                        total += dot(&a.embeddings[x], &a.embeddings[y]) - mean;
                     }
                 }
             }
-            s
-        };
+            total -= costs[j];
+        }
+        total
+    }
+
+    /// The best score by trying every partition within `max`.
+    fn brute_force(a: &SemanticAnalysis, max: usize, objective: ClusterObjective, costs: &[f64]) -> f64 {
+        let n = a.len();
         let mut top = f64::NEG_INFINITY;
         for mask in 0u32..1 << (n - 1) {
-            let (mut total, mut i, mut fits) = (0.0, 0, true);
+            let (mut groups, mut i) = (Vec::new(), 0);
             for j in 0..n {
                 if j == n - 1 || mask & (1 << j) != 0 {
-                    fits &= max == 0 || a.size(i, j) <= max;
-                    total += score(i, j);
+                    groups.push((i, j));
                     i = j + 1;
                 }
             }
-            if fits {
-                top = top.max(total);
+            if groups.iter().all(|&(i, j)| max == 0 || i == j || a.size(i, j) <= max) {
+                top = top.max(score_of(a, &groups, objective, costs));
             }
         }
         top
-    }
-
-    fn score_of(a: &SemanticAnalysis, groups: &[(usize, usize)], max: usize, objective: ClusterObjective) -> f64 {
-        let band = Band::new(a, max, objective);
-        groups
-            .iter()
-            .map(|&(i, j)| {
-                let mut s = 0.0;
-                for x in i..=j {
-                    for y in x + 1..=j {
-                        if objective == ClusterObjective::Pairwise || y == x + 1 {
-                            s += dot(&a.embeddings[x], &a.embeddings[y]) - band.mean;
-                        }
-                    }
-                }
-                s
-            })
-            .sum()
     }
 
     #[test]
@@ -275,19 +313,34 @@ mod tests {
         let text = "a b c d e f";
         let v = vec![vec![1.0, 0.1], vec![1.0, 0.0], vec![1.0, 0.05], vec![0.0, 1.0], vec![0.1, 1.0], vec![0.05, 1.0]];
         let a = analysis(text, v);
+        let free = vec![0.0; 6];
         for objective in ClusterObjective::ALL {
-            assert_eq!(groups(&a, 0, objective), vec![(0, 2), (3, 5)], "{objective:?}");
-            assert_eq!(cut(&a, 0, objective), vec![0..5, 6..11]);
+            assert_eq!(groups(&a, 0, objective, &free), vec![(0, 2), (3, 5)], "{objective:?}");
         }
+        let config = ChunkConfig { size: 0, ..ChunkConfig::default() };
+        assert_eq!(cut(&a, text, &config), vec![0..5, 6..11]);
         // A cap of 3 characters ("a b") leaves room for two pieces a chunk.
-        let capped = groups(&a, 3, ClusterObjective::Pairwise);
+        let capped = groups(&a, 3, ClusterObjective::Pairwise, &free);
         assert!(capped.iter().all(|&(i, j)| a.size(i, j) <= 3), "{capped:?}");
         assert!(!capped.iter().any(|&(i, j)| i <= 2 && j >= 3), "no chunk crosses the topic change: {capped:?}");
     }
 
     #[test]
+    fn a_blank_line_is_the_cheaper_place_to_cut() {
+        // Four pieces, all alike: only where a cut costs nothing can it pay.
+        let text = "a b\n\nc d";
+        let pieces = vec![0..1, 2..3, 5..6, 7..8];
+        let sizer = Sizer::for_unit(Unit::Chars, "cl100k_base").unwrap();
+        let index = sizer.index(text).unwrap();
+        let a = SemanticAnalysis::from_embeddings(pieces, vec![vec![1.0, 0.0]; 4], &index);
+        assert_eq!(split_costs(&a, text, 0.5), vec![0.5, 0.0, 0.5, 0.0]);
+        let config = ChunkConfig { size: 4, ..ChunkConfig::default() };
+        assert_eq!(cut(&a, text, &config), vec![0..3, 5..8]);
+    }
+
+    #[test]
     fn the_dp_finds_the_best_partition_within_the_cap() {
-        // Pseudo-random vectors, deterministic: every partition of 10 pieces tried.
+        // Pseudo-random vectors and costs, deterministic: every partition of 10 pieces tried.
         let mut seed = 0x2545_f491_u64;
         let mut next = || {
             seed ^= seed << 13;
@@ -298,15 +351,18 @@ mod tests {
         let text = "a b c d e f g h i j";
         for round in 0..20 {
             let v: Vec<Vec<f32>> = (0..10).map(|_| (0..4).map(|_| next()).collect()).collect();
+            let costs: Vec<f64> =
+                (0..10).map(|k| if k % 3 == 0 { 0.0 } else { f64::from(next().abs()) / 4.0 }).collect();
             let a = analysis(text, v);
             for max in [0, 3, 5, 9] {
                 for objective in ClusterObjective::ALL {
-                    let g = groups(&a, max, objective);
+                    let g = groups(&a, max, objective, &costs);
                     assert_eq!(g.first().map(|g| g.0), Some(0));
                     assert_eq!(g.last().map(|g| g.1), Some(9));
                     assert!(g.windows(2).all(|w| w[0].1 + 1 == w[1].0), "a partition: {g:?}");
                     assert!(g.iter().all(|&(i, j)| max == 0 || a.size(i, j) <= max || i == j));
-                    let (got, want) = (score_of(&a, &g, max, objective), brute_force(&a, max, objective));
+                    let got = score_of(&a, &g, objective, &costs);
+                    let want = brute_force(&a, max, objective, &costs);
                     assert!((got - want).abs() < 1e-9, "round {round} max {max} {objective:?}: {got} < {want}");
                 }
             }
@@ -314,8 +370,16 @@ mod tests {
     }
 
     #[test]
+    fn the_mean_similarity_is_that_of_every_pair() {
+        let v: Vec<Vec<f32>> = vec![vec![1.0, 0.0], vec![0.6, 0.8], vec![0.0, 1.0]];
+        let pairs = [(0, 1), (0, 2), (1, 2)];
+        let want = pairs.iter().map(|&(i, j)| dot(&v[i], &v[j])).sum::<f64>() / 3.0;
+        assert!((mean_similarity(&v) - want).abs() < 1e-9);
+    }
+
+    #[test]
     fn nothing_in_nothing_out() {
         let a = analysis("", vec![]);
-        assert!(groups(&a, 10, ClusterObjective::Pairwise).is_empty());
+        assert!(groups(&a, 10, ClusterObjective::Pairwise, &[]).is_empty());
     }
 }

@@ -42,7 +42,7 @@ pub enum Pieces {
 #[derive(Clone, Copy)]
 pub struct Recut {
     pub pieces: Pieces,
-    pub cut: fn(&SemanticAnalysis, &ChunkConfig) -> Vec<Range<usize>>,
+    pub cut: fn(&SemanticAnalysis, &str, &ChunkConfig) -> Vec<Range<usize>>,
 }
 
 impl Recut {
@@ -96,7 +96,7 @@ pub const SEMANTIC: Spec = Spec {
     forces_unit: None,
     options: OPTIONS,
     option: Some(BUFFER),
-    recut: Some(Recut { pieces: Pieces::Sentences { single: false }, cut: |a, c| a.cut(threshold(c), limits(c)) }),
+    recut: Some(Recut { pieces: Pieces::Sentences { single: false }, cut: |a, _, c| a.cut(threshold(c), limits(c)) }),
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
 
@@ -113,7 +113,7 @@ pub const GROUPING: Spec = Spec {
     option: None,
     recut: Some(Recut {
         pieces: Pieces::Sentences { single: true },
-        cut: |a, c| a.group_by_mean(threshold(c), limits(c)),
+        cut: |a, _, c| a.group_by_mean(threshold(c), limits(c)),
     }),
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
@@ -129,7 +129,10 @@ pub const ADAPTIVE: Spec = Spec {
     forces_unit: None,
     options: OPTIONS,
     option: Some(BUFFER),
-    recut: Some(Recut { pieces: Pieces::Sentences { single: false }, cut: |a, c| a.adaptive(threshold(c), limits(c)) }),
+    recut: Some(Recut {
+        pieces: Pieces::Sentences { single: false },
+        cut: |a, _, c| a.adaptive(threshold(c), limits(c)),
+    }),
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
 
@@ -182,7 +185,7 @@ pub fn chunks_from_analysis(
     index: &SizeIndex<'_>,
     config: &ChunkConfig,
 ) -> Vec<Chunk> {
-    let ranges = split_oversized(text, index, (recut.cut)(analysis, config), config.size);
+    let ranges = split_oversized(text, index, (recut.cut)(analysis, text, config), config.size);
     let mut chunks = ranges_to_chunks(ranges, index);
     for &i in &analysis.truncated {
         let s = &analysis.sentences[i];

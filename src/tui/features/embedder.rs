@@ -130,10 +130,9 @@ fn visible_part(
         return None; // most of the document: just embed it all
     }
     Some(
-        chunker
-            .sizer
-            .index(&req.text)
-            .and_then(|index| SemanticAnalysis::compute(&req.text, part, recut.buffer(&req.config), model, &index, ctl)),
+        chunker.sizer.index(&req.text).and_then(|index| {
+            SemanticAnalysis::compute(&req.text, part, recut.buffer(&req.config), model, &index, ctl)
+        }),
     )
 }
 
