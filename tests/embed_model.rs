@@ -157,6 +157,45 @@ fn grouping_and_adaptive_respect_topics_and_limits() {
 }
 
 #[test]
+fn cluster_cuts_at_every_topic_shift_within_the_cap_in_english_and_chinese() {
+    use chunktui::config::{ClusterObjective, Unit};
+    let e = me5();
+    // A sentence a line, and pieces smaller than two sentences (the
+    // recursive splitter packs lines up to the piece size), so that no
+    // piece straddles two topics.
+    for (topics, size, piece) in [(&EN_TOPICS, 420, 16), (&ZH_TOPICS, 90, 24)] {
+        let (text, shifts) = document(topics, "\n");
+        for objective in ClusterObjective::ALL {
+            let mut cfg = config(StrategyKind::Cluster);
+            cfg.size = size;
+            cfg.unit = Unit::Chars;
+            cfg.cluster.piece_size = piece;
+            cfg.cluster.objective = objective;
+            let chunker = Chunker::new(&cfg).unwrap().with_embedder(e.clone());
+            let chunks = chunker.chunk(&text).unwrap();
+            let ranges: Vec<_> = chunks.iter().map(|c| c.range.clone()).collect();
+            let starts = starts_of(&ranges);
+            for s in &shifts {
+                assert!(starts.contains(s), "{objective:?}: no break at topic shift {s}: {starts:?}");
+            }
+            for c in &chunks {
+                assert!(text.get(c.range.clone()).is_some_and(|t| !t.trim().is_empty()), "exact source range");
+                assert!(c.size <= size, "{objective:?}: {} over {size}", c.size);
+            }
+            assert!(ranges.windows(2).all(|w| w[0].end <= w[1].start), "in order, no overlap");
+            // Only whitespace between chunks.
+            let mut at = 0;
+            for r in &ranges {
+                assert!(text[at..r.start].trim().is_empty());
+                at = r.end;
+            }
+            assert!(text[at..].trim().is_empty());
+            assert_eq!(chunker.chunk(&text).unwrap(), chunks, "deterministic");
+        }
+    }
+}
+
+#[test]
 fn langchain_semantic_with_the_real_model_breaks_at_topics() {
     let e = me5();
     let (text, _) = document(&EN_TOPICS, " ");
