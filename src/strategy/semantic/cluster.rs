@@ -118,10 +118,11 @@ pub fn split_costs(a: &SemanticAnalysis, text: &str, cost: f64) -> Vec<f64> {
     let n = a.len();
     (0..n)
         .map(|j| {
-            let at_blank_line = j + 1 == n || {
-                let gap = &text[a.sentences[j].end..a.sentences[j + 1].start];
-                gap.bytes().filter(|&b| b == b'\n').count() >= 2
-            };
+            // `get`: pieces that touch or overlap have no gap, hence no blank line.
+            let at_blank_line = j + 1 == n
+                || text
+                    .get(a.sentences[j].end..a.sentences[j + 1].start)
+                    .is_some_and(|gap| gap.bytes().filter(|&b| b == b'\n').count() >= 2);
             if at_blank_line {
                 0.0
             } else {
