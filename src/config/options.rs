@@ -264,9 +264,10 @@ impl Default for ClusterOptions {
 #[serde(rename_all = "snake_case")]
 pub enum ClusterObjective {
     /// Every pair of pieces inside a chunk: how similar they are, less the
-    /// mean similarity of pieces close enough to share a chunk.
+    /// mean similarity of any two pieces of the document.
     Pairwise,
-    /// Only neighbouring pieces inside a chunk, less their mean similarity.
+    /// Only neighbouring pieces inside a chunk: how similar they are, less
+    /// the mean similarity of any two pieces of the document.
     Adjacent,
 }
 
