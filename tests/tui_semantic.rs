@@ -400,3 +400,36 @@ fn the_embedding_thread_sends_the_part_on_screen_first_with_the_real_model() {
     assert!(p.analysis.sentences.iter().all(|s| s.start < 2000));
     assert!(p.analysis.len() * 10 < w.analysis.len(), "{} of {}", p.analysis.len(), w.analysis.len());
 }
+
+#[test]
+fn cluster_shows_its_pieces_and_no_threshold_or_overlap_it_does_not_read() {
+    let mut m = with_b(&text(), StrategyKind::Fixed);
+    m.panes[0].config.strategy = StrategyKind::Cluster;
+    m.panes[0].config.overlap = 40;
+    let cmds = start(&mut m);
+    let (id, k) = embeds(&cmds)[0].clone();
+    let k = k.unwrap();
+    assert_ne!(k.pieces, "sentences", "cluster embeds its own pieces: {k:?}");
+    let a = analyzed(&m, k);
+    let cmds = update(&mut m, Msg::Analyzed { pane: 0, id, result: Ok(a) });
+    run_recuts(&mut m, cmds);
+    assert!(m.panes[0].chunks.len() >= 2, "{:?}", m.panes[0].chunks);
+    assert!(m.status.text.contains("pieces embedded"), "{:?}", m.status);
+    assert!(!m.status.text.contains("threshold"), "{:?}", m.status);
+    // The chart draws the distances, with no threshold line or breakpoints.
+    let (rows, _, _, cutoff) = chart::rows(&m, 0, 30).unwrap();
+    assert_eq!(cutoff, None);
+    assert!(rows.iter().flatten().all(|r| !r.above), "{rows:?}");
+    assert!(rows.iter().flatten().any(|r| r.cut), "the cuts are still marked: {rows:?}");
+    assert_eq!(chart::summary(&m, 0), None);
+    // The parameter panel says the strategy overlaps by nothing, not the 40 it ignores.
+    let theme = Theme::resolve(Some("dark"), false).unwrap();
+    let area = Rect::new(0, 0, 60, 12);
+    let mut buf = Buffer::empty(area);
+    view::side::params(&m, &theme, area, &mut buf);
+    let overlap_row = (0..area.height)
+        .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>())
+        .find(|row| row.contains("overlap"))
+        .expect("an overlap row");
+    assert!(overlap_row.contains("none") && !overlap_row.contains("40"), "{overlap_row:?}");
+}

@@ -53,11 +53,17 @@ pub fn analyzed(m: &mut Model, id: u64, result: Result<Analyzed, String>) -> Vec
         }
     }
     let n = entry.analysis_len();
+    // Cluster's pieces are not sentences, and it has no threshold: its
+    // size and objective keys are what re-cut from the cache.
+    let (what, keys) = match entry.key.pieces.as_str() {
+        "sentences" => ("sentences", "threshold keys"),
+        _ => ("pieces", "size and objective keys"),
+    };
     let model = semantic::short_model(&entry.model_id).to_string();
     semantic::insert(m, entry);
     match warnings.first() {
         Some(w) => set_error(m, format!("⚠ {}", w.short())),
-        None => set_status(m, format!("model {model}: {n} sentences embedded · threshold keys re-cut instantly")),
+        None => set_status(m, format!("model {model}: {n} {what} embedded · {keys} re-cut instantly")),
     }
     cmds
 }

@@ -38,16 +38,17 @@ pub struct Row {
 }
 
 /// Rows for the visible lines (None: no boundary on that line), and the
-/// scale (low, high, cutoff) shared by the whole document.
-pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, f64, f64, f64)> {
+/// scale (low, high, cutoff) shared by the whole document. A strategy with
+/// no threshold (`cluster`) has no cutoff: its bars are the distances alone.
+pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, f64, f64, Option<f64>)> {
     let cached = semantic::analysis_of(m, pane)?;
     let a = &cached.analysis;
     let (cut, series) = series(m, pane, a);
     if series.is_empty() {
         return Some((vec![None; height], 0.0, 1.0, cut));
     }
-    let lo = series.iter().copied().fold(f64::INFINITY, f64::min).min(cut);
-    let hi = series.iter().copied().fold(f64::NEG_INFINITY, f64::max).max(cut);
+    let lo = series.iter().copied().chain(cut).fold(f64::INFINITY, f64::min);
+    let hi = series.iter().copied().chain(cut).fold(f64::NEG_INFINITY, f64::max);
     let chunks = &m.panes[pane].chunks;
     let shown = m.panes[pane].shown_rev == m.panes[pane].rev;
     let starts = &a.sentences;
@@ -68,7 +69,7 @@ pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, 
             let is_cut = shown && chunks.binary_search_by_key(&off, |c| c.range.start).is_ok();
             let r = best.get_or_insert(Row { value: v, above: false, cut: false });
             r.value = r.value.max(v);
-            r.above |= v > cut;
+            r.above |= cut.is_some_and(|cut| v > cut);
             r.cut |= is_cut;
         }
         out.push(best);
@@ -78,15 +79,17 @@ pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, 
 
 /// The series the pane's threshold applies to, and its cutoff: boundary
 /// distances, or for `semantic-grouping` each sentence's distance to the
-/// mean of the sentences before it (what grouping compares).
-fn series<'a>(m: &Model, pane: usize, a: &'a semantic::SemanticAnalysis) -> (f64, &'a [f64]) {
+/// mean of the sentences before it (what grouping compares). No cutoff for
+/// a strategy without a threshold.
+fn series<'a>(m: &Model, pane: usize, a: &'a semantic::SemanticAnalysis) -> (Option<f64>, &'a [f64]) {
     let c = &m.panes[pane].config;
     let t = semantic::Threshold::from_options(&c.semantic);
-    if c.strategy == crate::config::StrategyKind::SemanticGrouping {
+    let (cut, series) = if c.strategy == crate::config::StrategyKind::SemanticGrouping {
         a.to_mean.cutoff(t)
     } else {
         a.distances.cutoff(t)
-    }
+    };
+    (c.strategy.spec().has_threshold.then_some(cut), series)
 }
 
 const EIGHTHS: [&str; 8] = [" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
@@ -113,11 +116,13 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     let span = (hi - lo).max(1e-9);
     // Bars start one eighth in, so the smallest distance still shows.
     let eighths = |v: f64| 1 + (((v - lo) / span) * (bw as f64 * 8.0 - 1.0)).round() as usize;
-    let tx = x0 + ((((cut - lo) / span) * (bw as f64 - 1.0)).round() as u16).min(bw - 1);
+    let tx = cut.map(|cut| x0 + ((((cut - lo) / span) * (bw as f64 - 1.0)).round() as u16).min(bw - 1));
     for (row, r) in rows.iter().enumerate() {
         let y = area.y + row as u16;
         let Some(r) = r else {
-            buf[(tx, y)].set_symbol("┊").set_style(theme.dim);
+            if let Some(tx) = tx {
+                buf[(tx, y)].set_symbol("┊").set_style(theme.dim);
+            }
             continue;
         };
         let style = if r.above {
@@ -130,7 +135,7 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             let filled = n.saturating_sub(k as usize * 8).min(8);
             let sym = if filled == 8 { "█" } else { EIGHTHS[filled] };
             let x = x0 + k;
-            if x == tx && filled < 8 {
+            if Some(x) == tx && filled < 8 {
                 buf[(x, y)].set_symbol("│").set_style(theme.text.add_modifier(Modifier::BOLD));
             } else if filled > 0 {
                 buf[(x, y)].set_symbol(sym).set_style(style);
@@ -146,6 +151,7 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
 pub fn summary(m: &Model, pane: usize) -> Option<String> {
     let cached = semantic::analysis_of(m, pane)?;
     let (cut, series) = series(m, pane, &cached.analysis);
+    let cut = cut?;
     let above = series.iter().filter(|v| **v > cut).count();
     Some(format!("cutoff {cut:.3} · {above} of {} boundaries above", series.len()))
 }

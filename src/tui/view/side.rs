@@ -57,7 +57,17 @@ pub fn params(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         } else {
             row("size", c.size.to_string(), format!("{} {}", key(m, Action::SizeDown), key(m, Action::SizeUp)))
         },
-        row("overlap", c.overlap.to_string(), format!("{} {}", key(m, Action::OverlapDown), key(m, Action::OverlapUp))),
+        if c.uses_overlap() {
+            row(
+                "overlap",
+                c.overlap.to_string(),
+                format!("{} {}", key(m, Action::OverlapDown), key(m, Action::OverlapUp)),
+            )
+        } else {
+            // What the strategy overlaps by instead ("1 sentence", "none"):
+            // the overlap keys change nothing it reads.
+            row("overlap", c.overlap_label(), String::new())
+        },
         if c.strategy.spec().has_threshold {
             let keys = format!(
                 "{} {} {}",
