@@ -8,7 +8,8 @@ use super::{ranges_to_chunks, sized, Context, OptionKnob, OverlapRule, SizeRule,
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::Result;
-use crate::segment::{for_each_sentence, push_trimmed, EachRange, RangeSink};
+use crate::segment::{for_each_sentence, push_trimmed, sentences, EachRange, RangeSink};
+use crate::size::doc_cache;
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Sep, Separators};
 use crate::strategy::Window;
@@ -33,7 +34,7 @@ pub fn chunk_into(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig, out: &mu
     let fits = |a: &Range<usize>, b: &Range<usize>| index.size(a.start..b.end) <= cfg.size;
     // The sentences of the open chunk, as they are read: never all of them.
     let mut open: Window<Range<usize>> = Window::new();
-    for_each_sentence(text, 0..text.len(), |sent| {
+    let mut take = |sent: Range<usize>| {
         if index.size(sent.clone()) > cfg.size {
             if let (Some(f), Some(l)) = (open.as_slice().first(), open.as_slice().last()) {
                 push_trimmed(text, f.start..l.end, out);
@@ -59,7 +60,14 @@ pub fn chunk_into(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig, out: &mu
         }
         open.drop_front(g);
         open.push(sent);
-    });
+    };
+    // The sentences depend on the text alone: kept per text, so that a key
+    // press in the workbench re-packs them without reading the text again
+    // (in the middle of a 9 MB file that reading was most of the cut).
+    match doc_cache::get_or_build("sentences", text, || Ok(sentences(text))) {
+        Ok(all) => all.iter().cloned().for_each(&mut take),
+        Err(_) => for_each_sentence(text, 0..text.len(), &mut take),
+    }
     if let (Some(f), Some(l)) = (open.as_slice().first(), open.as_slice().last()) {
         out.put(f.start..l.end);
     }

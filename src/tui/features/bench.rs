@@ -38,7 +38,8 @@ Time a release build (cargo build --release): a debug build is several times slo
 
 Examples:
   chunktui bench ../shared/corpus/en_rust_book.md       the README's numbers (1.2 MB Markdown)
-  chunktui bench samples/guide.md --changes 10 --big-mb 1")]
+  chunktui bench samples/guide.md --changes 10 --big-mb 1
+  chunktui bench big.md -s sentence,langchain-token       two strategies only")]
 pub struct BenchArgs {
     /// Document to time (Markdown or text); also repeated to make the big file.
     #[arg(value_name = "FILE")]
@@ -54,6 +55,10 @@ pub struct BenchArgs {
     pub width: u16,
     #[arg(long, default_value_t = 40)]
     pub height: u16,
+    /// Time only these strategies (comma-separated names; default: every
+    /// strategy that needs no model).
+    #[arg(long, short = 's', value_delimiter = ',', value_name = "NAMES")]
+    pub strategy: Vec<String>,
 }
 
 type Term = Terminal<TestBackend>;
@@ -155,7 +160,13 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         "{:<26} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "strategy", "chunks", "top p50", "top p95", "mid p95", "max", "p95"
     );
-    for strategy in non_model_strategies() {
+    let all = non_model_strategies();
+    if let Some(unknown) = args.strategy.iter().find(|s| !all.iter().any(|k| k.name() == s.as_str())) {
+        let names: Vec<&str> = all.iter().map(|k| k.name()).collect();
+        return Err(Error::Config(format!("bench: unknown strategy {unknown:?}: choose from {}", names.join(", "))));
+    }
+    for strategy in all.into_iter().filter(|k| args.strategy.is_empty() || args.strategy.iter().any(|s| s == k.name()))
+    {
         m.panes[0].config.strategy = strategy;
         // The same changes with the screen at the top, then in the middle.
         m.top = 0;

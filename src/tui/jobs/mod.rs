@@ -31,12 +31,33 @@ impl<R> Clone for Worker<R> {
 impl<R: Send + 'static> Worker<R> {
     /// Start a thread that runs `run` on each request taken from the slot,
     /// until the slot is closed or the UI stops listening.
-    pub fn spawn(name: &str, tx: Sender<Msg>, mut run: impl FnMut(R, &Reply) + Send + 'static) -> Worker<R> {
+    pub fn spawn(name: &str, tx: Sender<Msg>, run: impl FnMut(R, &Reply) + Send + 'static) -> Worker<R> {
+        Self::start(name, tx, Priority::Normal, run)
+    }
+
+    /// [`Worker::spawn`] for work that follows a cut (token counts, lint,
+    /// highlighting): its thread, and the threads it starts, run at the
+    /// lowest priority, so that on a machine with two cores the next cut
+    /// never shares its core with the previous cut's counting.
+    pub fn spawn_background(name: &str, tx: Sender<Msg>, run: impl FnMut(R, &Reply) + Send + 'static) -> Worker<R> {
+        Self::start(name, tx, Priority::Background, run)
+    }
+
+    fn start(
+        name: &str,
+        tx: Sender<Msg>,
+        priority: Priority,
+        mut run: impl FnMut(R, &Reply) + Send + 'static,
+    ) -> Worker<R> {
         let slot: Arc<Slot<R>> = Arc::default();
         let s = slot.clone();
         std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
+                if priority == Priority::Background {
+                    // Where the OS refuses, the work runs as before, only less politely.
+                    let _ = thread_priority::set_current_thread_priority(thread_priority::ThreadPriority::Min);
+                }
                 while let Some(Job { lane, req, cancel }) = s.next() {
                     let reply = s.reply(tx.clone(), cancel);
                     run(req, &reply);
@@ -72,6 +93,12 @@ impl<R: Send + 'static> Worker<R> {
     pub fn close(&self) {
         self.slot.close();
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Priority {
+    Normal,
+    Background,
 }
 
 #[cfg(test)]

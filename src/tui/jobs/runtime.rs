@@ -38,8 +38,9 @@ impl Runtime {
     pub fn new(syntect_theme: Option<String>) -> Runtime {
         let (tx, rx) = channel();
         let mut tokenizers = count::Tokenizers::new();
-        let counter =
-            Worker::spawn("token-counter", tx.clone(), move |req, reply| count::run(req, reply, &mut tokenizers));
+        let counter = Worker::spawn_background("token-counter", tx.clone(), move |req, reply| {
+            count::run(req, reply, &mut tokenizers)
+        });
         let counts = counter.clone();
         let chunker = Worker::spawn("chunker", tx.clone(), move |req, reply| chunk::run(req, reply, &counts));
         let counts = counter.clone();
@@ -49,12 +50,14 @@ impl Runtime {
         let retriever =
             Worker::spawn("retriever", tx.clone(), move |req, reply| retrieval::run(&req, reply, &mut indexes));
         let mut models = ModelTokens::default();
-        let linter = Worker::spawn("lint", tx.clone(), move |req, reply| {
+        let linter = Worker::spawn_background("lint", tx.clone(), move |req, reply| {
             reply.send(lint::run(&req, &mut models));
         });
         let highlighter = syntect_theme.map(|theme| {
             let mut sets = None;
-            Worker::spawn("highlighter", tx.clone(), move |req, reply| highlight::run(req, reply, &mut sets, &theme))
+            Worker::spawn_background("highlighter", tx.clone(), move |req, reply| {
+                highlight::run(req, reply, &mut sets, &theme)
+            })
         });
         Runtime { tx, rx, chunker, counter, embedder, retriever, linter, highlighter, watcher: None }
     }
@@ -91,8 +94,9 @@ impl Runtime {
     pub fn exec(&self, cmd: Cmd) {
         match cmd {
             Cmd::Rechunk { pane, rev, config, text, structure, first } => {
-                // Counting the old chunks would only slow the new cut down.
+                // Counting or linting the old chunks would only slow the new cut down.
                 self.counter.cancel(pane as u64);
+                self.linter.cancel(pane as u64);
                 let req = ChunkReq { pane, rev, config, text, structure, analysis: None, first };
                 self.chunker.submit(pane as u64, req);
             }
