@@ -97,6 +97,35 @@ fn our_corpus_question_set_resolves_and_bm25_finds_most_answers() {
     assert!(mean(&zh, "hit_rate") > 0.6, "BM25 over CJK bigrams: {}", zh["hit_rate"]);
 }
 
+/// Every reference range of a question file, by corpus id.
+fn ranges(path: &std::path::Path) -> Vec<(String, u64, u64)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let q: serde_json::Value = serde_json::from_str(line).unwrap();
+        for r in q["references"].as_array().unwrap() {
+            let id = q["corpus_id"].as_str().unwrap().to_string();
+            out.push((id, r["start_index"].as_u64().unwrap(), r["end_index"].as_u64().unwrap()));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_held_out_set_resolves_and_shares_no_passage_with_the_tuning_set() {
+    let corpus = common::corpus_dir();
+    let held = root().join("tests/fixtures/questions/heldout.jsonl");
+    let v = eval_json(&[corpus.to_str().unwrap(), "--queries", held.to_str().unwrap(), "--retriever", "bm25"]);
+    assert_eq!(v["per_question"].as_array().unwrap().len(), 80);
+    assert!(mean(&v, "hit_rate") > 0.6, "{}", v["hit_rate"]);
+    // Held out: no answer text is also an answer of corpus.jsonl, on which defaults are tuned.
+    let tuning = ranges(&root().join("tests/fixtures/questions/corpus.jsonl"));
+    for (id, start, end) in ranges(&held) {
+        let shared = tuning.iter().find(|(t, s, e)| *t == id && *s < end && start < *e);
+        assert!(shared.is_none(), "{id} {start}..{end} overlaps {shared:?}");
+    }
+}
+
 #[test]
 fn the_real_model_retrieves_the_answers_in_english_and_chinese() {
     let model = common::test_model_dir();
