@@ -37,10 +37,13 @@ pub struct Row {
     pub cut: bool,
 }
 
+/// The visible lines' rows, then the scale: low, high, cutoff.
+pub type Rows = (Vec<Option<Row>>, f64, f64, Option<f64>);
+
 /// Rows for the visible lines (None: no boundary on that line), and the
 /// scale (low, high, cutoff) shared by the whole document. A strategy with
 /// no threshold (`cluster`) has no cutoff: its bars are the distances alone.
-pub fn rows(m: &Model, pane: usize, height: usize) -> Option<(Vec<Option<Row>>, f64, f64, Option<f64>)> {
+pub fn rows(m: &Model, pane: usize, height: usize) -> Option<Rows> {
     let cached = semantic::analysis_of(m, pane)?;
     let a = &cached.analysis;
     let (cut, series) = series(m, pane, a);
