@@ -184,3 +184,32 @@ fn a_closed_worker_ends_its_thread() {
     // The thread held the only sender: it is gone once the thread ends.
     assert!(rx.recv_timeout(Duration::from_secs(10)).is_err());
 }
+
+/// The nice value of the calling thread (Linux: field 19 of its stat line,
+/// after the parenthesised name, which may hold spaces).
+#[cfg(target_os = "linux")]
+fn own_nice() -> i64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    after_name.split(' ').nth(16).unwrap().parse().unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn background_workers_and_the_threads_they_start_yield_to_the_cut() {
+    let (tx, rx) = channel();
+    let normal = Worker::spawn("normal", tx.clone(), |nice: u64, reply| {
+        reply.send(result(0, own_nice() as u64 + nice));
+    });
+    let background = Worker::spawn_background("background", tx, |_: u64, reply| {
+        // Lint fans out over scoped threads: they inherit the priority.
+        let inner = std::thread::scope(|s| s.spawn(own_nice).join().unwrap());
+        reply.send(result(1, (own_nice() * 100 + inner) as u64));
+    });
+    normal.submit(0, 0);
+    assert_eq!(tag(&recv(&rx)) as i64, own_nice(), "a normal worker keeps the priority it was started with");
+    background.submit(1, 0);
+    let got = tag(&recv(&rx));
+    // Nice 19, the lowest priority, for the worker and its scoped thread.
+    assert_eq!((got / 100, got % 100), (19, 19));
+}
