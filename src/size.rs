@@ -481,9 +481,9 @@ pub(crate) mod doc_cache {
     use std::sync::{Arc, Mutex};
 
     /// Enough for two compared panes with different tokenizers, words,
-    /// LangChain's token offsets and search index, Markdown's blocks and the
-    /// gram index of LangChain's placement.
-    const KEEP: usize = 12;
+    /// LangChain's token offsets and search index, Markdown's blocks and
+    /// outlines, sentences and the gram index of LangChain's placement.
+    const KEEP: usize = 16;
 
     type Key = (String, usize, u64);
     type Entry = (Key, Arc<dyn Any + Send + Sync>);

@@ -2,9 +2,11 @@
 //! the chunks on screen before the rest of a long document is cut. Driven
 //! through the real chunker thread with the screen in the middle of the
 //! document. The part is exactly the result's first chunks (the same pass,
-//! delivered early), reaches past the screen, is drawn while the header
-//! and panels say "counting…", and the whole result is what `chunktui
-//! chunk` gives.
+//! delivered early) and reaches past the screen, or, for a strategy that
+//! cuts the stretch around the screen on its own (markdown's sections),
+//! exactly the result's chunks there, drawn without numbers. Either is
+//! drawn while the header and panels say "counting…", and the whole result
+//! is what `chunktui chunk` gives.
 
 mod common;
 
@@ -34,9 +36,10 @@ fn document() -> Document {
     doc
 }
 
-/// What one cut of pane 0 brought: the early part (if any) and the result.
+/// What one cut of pane 0 brought: the early part (if any, and whether it
+/// is the result's first chunks) and the result.
 struct Cut {
-    part: Option<Arc<Vec<Chunk>>>,
+    part: Option<(Arc<Vec<Chunk>>, bool)>,
     result: Vec<Chunk>,
     /// The screen's bytes when the cut was asked for.
     screen: std::ops::Range<usize>,
@@ -54,14 +57,23 @@ fn cut(doc: &Document, config: &ChunkConfig) -> Cut {
     while view::counting(&m, 0) {
         let msg = rt.rx.recv_timeout(Duration::from_secs(120)).expect("the chunker answers");
         let first = match &msg {
-            Msg::ChunkedPart { pane: 0, chunks, .. } => Some(chunks.clone()),
+            Msg::ChunkedPart { pane: 0, chunks, from_start, .. } => Some((chunks.clone(), *from_start)),
             _ => None,
         };
         for cmd in update(&mut m, msg) {
             rt.exec(cmd);
         }
         if let Some(first) = first {
-            assert_eq!(m.panes[0].drawn_chunks(), &first[..], "{}: the part is drawn", config.strategy);
+            assert_eq!(m.panes[0].drawn_chunks(), &first.0[..], "{}: the part is drawn", config.strategy);
+            assert_eq!(m.panes[0].drawn_numbered(), first.1, "{}: numbered only from the start", config.strategy);
+            if !first.1 {
+                // Chunk numbers are not known yet: the gutter marks chunk starts with `·`.
+                let area = Rect::new(0, 0, 120, 40);
+                let mut buf = ratatui::buffer::Buffer::empty(area);
+                view::render(&m, &view::theme::Theme::dark(), area, &mut buf);
+                let gutters = (0..40).filter(|&y| (0..8).any(|x| buf[(x, y)].symbol() == "·")).count();
+                assert!(gutters > 0, "{}: unnumbered chunk starts in the gutter", config.strategy);
+            }
             assert_eq!(view::chunk_count(&m, 0), "counting…", "{}: no count before the whole cut", config.strategy);
             let stats = view::side::stats_lines(&m, 0, &view::theme::Theme::dark());
             assert_eq!(stats.len(), 1, "{}: the stats wait for the whole cut", config.strategy);
@@ -91,14 +103,28 @@ fn configs() -> Vec<ChunkConfig> {
 #[test]
 fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
     let doc = document();
-    let mut streamed = Vec::new();
+    let (mut streamed, mut cut_alone) = (Vec::new(), Vec::new());
     for config in configs() {
         let name = format!("{} {} {}", config.strategy, config.unit, config.size);
         let chunker = Chunker::new(&config).unwrap();
         let Cut { part, result, screen } = cut(&doc, &config);
         assert_eq!(result, chunker.chunk_document(&doc).unwrap(), "{name}: the workbench cuts what `chunk` cuts");
         match part {
-            Some(part) => {
+            Some((part, false)) => {
+                // A stretch in the middle, cut on its own: the result's chunks there, in order.
+                assert_eq!(config.strategy, StrategyKind::Markdown, "{name}: only markdown cuts a stretch alone");
+                let at = result.iter().position(|c| *c == part[0]).expect("the part's first chunk is in the result");
+                assert!(at > 0, "{name}: a stretch from the middle");
+                assert_eq!(&result[at..at + part.len()], &part[..], "{name}: the part is the result's chunks there");
+                let on_screen = |c: &&Chunk| c.range.start < screen.end && c.range.end > screen.start;
+                assert!(
+                    result.iter().filter(on_screen).all(|c| part.contains(c)),
+                    "{name}: the part covers the screen"
+                );
+                cut_alone.push(config.strategy);
+                streamed.push(config.strategy);
+            }
+            Some((part, true)) => {
                 // Hierarchical cuts the chunks before the screen's end on their own.
                 let first_on_its_own = config.strategy == StrategyKind::Hierarchical;
                 assert!(
@@ -126,4 +152,5 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
     ] {
         assert!(streamed.contains(&want), "{want} showed no part: {streamed:?}");
     }
+    assert!(cut_alone.contains(&StrategyKind::Markdown), "markdown cut the sections on screen alone: {cut_alone:?}");
 }

@@ -55,6 +55,16 @@ pub trait Strategy: Send + Sync {
         self.streams()
     }
 
+    /// A stretch of `text` holding `screen` that the cut treats on its own:
+    /// [`Strategy::chunk_within`] of it alone gives exactly the chunks of the
+    /// whole cut that lie in it, in order, without cutting the text before
+    /// it. The workbench shows these first when the screen is in the middle
+    /// of a long document. None (the default): the strategy carries state
+    /// through the text, and only its first chunks can come early.
+    fn region_around(&self, _text: &str, _cx: &Context<'_>, _screen: Range<usize>) -> Option<Range<usize>> {
+        None
+    }
+
     /// Hand the chunks [`Strategy::chunk`] returns to `emit`, one by one in
     /// the same order. Strategies that can cut without holding the list
     /// override it, so statistics over a large file cut small hold none.
@@ -271,6 +281,20 @@ impl Configured {
     /// chunks over in text order).
     pub fn streams(&self) -> bool {
         self.cuts_each() && self.strategy.streams()
+    }
+
+    /// The stretch around `screen` that is cut on its own (see
+    /// [`Strategy::region_around`]); None where embed text or enrichment,
+    /// which read the whole list, apply.
+    pub fn region_around(&self, text: &str, screen: Range<usize>) -> Option<Range<usize>> {
+        let cx = Context {
+            config: &self.config,
+            sizer: &self.sizer,
+            model: None,
+            control: Control::none(),
+            structure: None,
+        };
+        self.cuts_each().then(|| self.strategy.region_around(text, &cx, screen)).flatten()
     }
 
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (chunks may

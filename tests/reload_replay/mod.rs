@@ -97,10 +97,16 @@ pub fn answer(cmd: Cmd) -> Vec<Msg> {
     let without_model = |config: &ChunkConfig| ChunkConfig { strategy: StrategyKind::Recursive, ..config.clone() };
     match cmd {
         Cmd::Rechunk { pane, rev, config, text, .. } => {
-            // The chunker reports the first chunks of a long cut early: half of them, here.
+            // The chunker reports the chunks on screen of a long cut early: the
+            // first half, or (every other request) a stretch from the middle.
             let result = cut(&config, &text);
-            let part = result.as_ref().ok().map(|(c, _)| Arc::new(c[..c.len() / 2].to_vec()));
-            let mut msgs: Vec<Msg> = part.map(|chunks| Msg::ChunkedPart { pane, rev, chunks }).into_iter().collect();
+            let from_start = rev % 2 == 0;
+            let part = result.as_ref().ok().map(|(c, _)| {
+                let (n, half) = (c.len(), c.len() / 2);
+                Arc::new(if from_start { c[..half].to_vec() } else { c[n / 4..half].to_vec() })
+            });
+            let mut msgs: Vec<Msg> =
+                part.map(|chunks| Msg::ChunkedPart { pane, rev, chunks, from_start }).into_iter().collect();
             msgs.push(Msg::Chunked { pane, rev, result });
             msgs
         }

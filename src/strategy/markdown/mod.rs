@@ -41,6 +41,15 @@ struct Outline {
 }
 
 impl Outline {
+    /// The text's outline at these levels, kept per text like its blocks:
+    /// the workbench asks for it up to three times a key press (the stretch
+    /// around the screen, its chunks, the whole cut).
+    fn of(text: &str, levels: &[u8]) -> std::sync::Arc<Outline> {
+        let build = || Ok(Outline::new(text, levels));
+        crate::size::doc_cache::get_or_build(&format!("markdown outline {levels:?}"), text, build)
+            .unwrap_or_else(|_| std::sync::Arc::new(Outline::new(text, levels)))
+    }
+
     fn new(text: &str, levels: &[u8]) -> Self {
         let parse = || Ok(blocks::blocks(text));
         let blocks = crate::size::doc_cache::get_or_build("markdown blocks", text, parse)
@@ -68,6 +77,17 @@ impl Outline {
             sections.push(Section { blocks: first..blocks.len(), path: section_path });
         }
         Outline { blocks, sections }
+    }
+
+    /// The bytes of the whole sections that meet `screen`: each section is
+    /// cut on its own, so these are cut alike alone or with the rest.
+    fn sections_around(&self, screen: &Range<usize>) -> Option<Range<usize>> {
+        let ends_before = |s: &Section| self.blocks[s.blocks.end - 1].range.end <= screen.start;
+        let first = self.sections.get(self.sections.partition_point(ends_before))?;
+        let starts_before = |s: &Section| self.blocks[s.blocks.start].range.start < screen.end.max(screen.start + 1);
+        let last = &self.sections[self.sections.partition_point(starts_before).saturating_sub(1)];
+        let (start, end) = (self.blocks[first.blocks.start].range.start, self.blocks[last.blocks.end - 1].range.end);
+        (start < end).then_some(start..end)
     }
 
     /// The chunks of `range` of the text: the sections it meets, each
@@ -147,7 +167,7 @@ pub fn chunk_ranges(
     cfg: &ChunkConfig,
     ranges: &[Range<usize>],
 ) -> Vec<Vec<Chunk>> {
-    let outline = Outline::new(text, &cfg.markdown.levels);
+    let outline = Outline::of(text, &cfg.markdown.levels);
     let cut = Cut::new(text, index, prose, cfg);
     ranges.iter().map(|r| outline.chunk(&cut, r.clone())).collect()
 }
@@ -188,9 +208,13 @@ impl Strategy for Sections {
 
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let index = cx.sizer.index(text)?;
-        let outline = Outline::new(text, &cx.config.markdown.levels);
+        let outline = Outline::of(text, &cx.config.markdown.levels);
         outline.chunk_each(&Cut::new(text, &index, &self.prose, cx.config), 0..text.len(), emit);
         Ok(())
+    }
+
+    fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        Outline::of(text, &cx.config.markdown.levels).sections_around(&screen)
     }
 
     /// Parsed once for all ranges, so heading paths and fences are the

@@ -35,10 +35,10 @@ pub struct Pane {
     /// Every chunk of the result (all levels of a hierarchical cut; else
     /// the same list as `chunks`). What the chunks export writes.
     pub all_chunks: Arc<Vec<Chunk>>,
-    /// The first chunks of request `rev` while the rest is being cut
-    /// ([`crate::tui::app::msg::Msg::ChunkedPart`]): the document pane
+    /// The chunks on screen of the newest request while the rest is being
+    /// cut ([`crate::tui::app::msg::Msg::ChunkedPart`]): the document pane
     /// draws them; counts and lists wait for the whole result.
-    pub part: Option<(u64, Arc<Vec<Chunk>>)>,
+    pub part: Option<Part>,
     /// The level of a hierarchical cut on screen (0 = the largest; see [`crate::tui::features::levels`]).
     pub level: u8,
     pub stats: Stats,
@@ -55,6 +55,16 @@ pub struct Pane {
     pub probe: ProbeState,
     /// Chunk lint of these chunks, once computed.
     pub lint: crate::tui::features::lint::PaneLint,
+}
+
+/// The chunks on screen of request `rev`, before the whole result.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub rev: u64,
+    pub chunks: Arc<Vec<Chunk>>,
+    /// The result's first chunks (their numbers are the result's); false
+    /// for a stretch in the middle cut on its own.
+    pub from_start: bool,
 }
 
 impl Pane {
@@ -84,13 +94,21 @@ impl Pane {
         self.shown_rev != self.rev && self.error.is_none()
     }
 
-    /// The chunks the document pane draws: the first chunks of the newest
-    /// request while it is being cut, else the chunks on screen.
+    /// The chunks the document pane draws: the chunks on screen of the
+    /// newest request while it is being cut, else the chunks on screen.
     pub fn drawn_chunks(&self) -> &[Chunk] {
-        match &self.part {
-            Some((rev, part)) if *rev == self.rev && self.pending() => part,
-            _ => &self.chunks,
-        }
+        self.drawn_part().map_or(&self.chunks, |p| &p.chunks)
+    }
+
+    /// The part of the newest request drawn while it is being cut.
+    pub fn drawn_part(&self) -> Option<&Part> {
+        self.part.as_ref().filter(|p| p.rev == self.rev && self.pending())
+    }
+
+    /// Whether the drawn chunks are numbered as the result will be: not
+    /// for a part from the middle, whose chunks before are not cut yet.
+    pub fn drawn_numbered(&self) -> bool {
+        self.drawn_part().is_none_or(|p| p.from_start)
     }
 
     /// Forget everything computed from the previous text (the new chunks

@@ -39,6 +39,10 @@ pub enum Msg {
         pane: usize,
         rev: u64,
         chunks: Arc<Vec<Chunk>>,
+        /// The result's first chunks; false for the chunks of a stretch in
+        /// the middle that the strategy cuts on its own (how many come
+        /// before them is not known yet).
+        from_start: bool,
     },
     /// Standalone token counts of a pane's chunks under its tokenizer.
     TokensCounted {

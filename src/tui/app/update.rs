@@ -57,10 +57,10 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             vec![]
         }
-        Msg::ChunkedPart { pane, rev, chunks } => {
+        Msg::ChunkedPart { pane, rev, chunks, from_start } => {
             let waits = crate::tui::features::reload::is_current(m, pane, rev) && m.panes[pane].pending();
             if waits && crate::tui::features::reload::fits(&chunks, &m.text) {
-                m.panes[pane].part = Some((rev, chunks));
+                m.panes[pane].part = Some(crate::tui::app::model::Part { rev, chunks, from_start });
             }
             vec![]
         }

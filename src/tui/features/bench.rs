@@ -74,7 +74,7 @@ fn draw(term: &mut Term, m: &Model, theme: &Theme) -> Result<()> {
 fn settle(m: &mut Model, rt: &Runtime, term: &mut Term, theme: &Theme, t0: Instant) -> Result<(Duration, Duration)> {
     let mut screen = None;
     while crate::tui::view::counting(m, 0) {
-        let drawn_new = m.panes[0].part.as_ref().is_some_and(|(rev, _)| *rev == m.panes[0].rev);
+        let drawn_new = m.panes[0].drawn_part().is_some();
         if screen.is_none() && drawn_new {
             draw(term, m, theme)?;
             screen = Some(t0.elapsed());

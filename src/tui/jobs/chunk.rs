@@ -52,13 +52,22 @@ fn chunk_with(
     chunk_streaming(config, text, structure, ctl, None)
 }
 
-/// The chunks through `first.end` of a strategy that streams, handed to
-/// `part` once the next chunk starts past it (then the rest is cut).
-type FirstPart<'a> = (std::ops::Range<usize>, &'a mut dyn FnMut(&[Chunk]));
+/// Bytes of text before the screen that cutting them first costs next to
+/// nothing: closer to the top, the chunks through the screen come from the
+/// pass itself.
+const NEAR_THE_TOP: usize = 64 * 1024;
 
-/// [`chunk_with`], reporting the first part to `first` when the strategy
-/// cuts in text order (the same pass, so the part is exactly the result's
-/// first chunks).
+/// The chunks on screen (`first.0`), handed to `part` before the whole
+/// result: those of the stretch around the screen that the strategy cuts on
+/// its own (`false`: not the result's first chunks), else those through the
+/// screen's end of a strategy that streams, once the next chunk starts past
+/// it (`true`).
+type FirstPart<'a> = (std::ops::Range<usize>, &'a mut dyn FnMut(&[Chunk], bool));
+
+/// [`chunk_with`], reporting the chunks on screen to `first` early: cut
+/// alone where the strategy treats the stretch around the screen on its
+/// own, else from the same pass when the strategy cuts in text order. Either
+/// way they are exactly the result's chunks there.
 fn chunk_streaming(
     config: &ChunkConfig,
     text: &str,
@@ -67,6 +76,21 @@ fn chunk_streaming(
     first: Option<FirstPart<'_>>,
 ) -> Result<(Vec<Chunk>, Stats), String> {
     let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
+    let mut first = first;
+    if let Some((screen, part)) = first.as_mut() {
+        // The middle of a long document without the text before it.
+        // Near the top the text before the screen costs nothing to cut.
+        let deep = screen.start >= NEAR_THE_TOP;
+        if let Some(region) = deep.then(|| chunker.region_around(text, screen.clone())).flatten() {
+            let mut around = chunker.chunk_within(text, &[region], None, ctl).map_err(|e| e.to_string())?;
+            let mut around = around.pop().unwrap_or_default();
+            if let Some(s) = structure {
+                s.annotate(&mut around);
+            }
+            part(&around, false);
+            first = None;
+        }
+    }
     // Model and LLM strategies never stream (`Strategy::streams` is false for them).
     let chunks = match first {
         Some((screen, part)) if chunker.streams() => {
@@ -75,7 +99,7 @@ fn chunk_streaming(
             let mut emit = |c: Chunk| {
                 if !sent && c.range.start >= screen.end {
                     sent = true;
-                    part(&chunks);
+                    part(&chunks, true);
                 }
                 chunks.push(c);
             };
@@ -104,10 +128,10 @@ pub fn run(req: ChunkReq, reply: &Reply, counter: &Worker<CountReq>) {
             let none = |_: usize, _: usize| {};
             let ctl = Control::new(if llm { &progress } else { &none }, Some(reply.cancel_flag()));
             let (pane, rev) = (req.pane, req.rev);
-            let mut part = |chunks: &[Chunk]| {
-                reply.send(Msg::ChunkedPart { pane, rev, chunks: Arc::new(chunks.to_vec()) });
+            let mut part = |chunks: &[Chunk], from_start: bool| {
+                reply.send(Msg::ChunkedPart { pane, rev, chunks: Arc::new(chunks.to_vec()), from_start });
             };
-            let first = req.first.clone().map(|screen| (screen, &mut part as &mut dyn FnMut(&[Chunk])));
+            let first = req.first.clone().map(|screen| (screen, &mut part as &mut dyn FnMut(&[Chunk], bool)));
             chunk_streaming(&req.config, &req.text, req.structure.as_deref(), ctl, first)
         }
     };

@@ -88,19 +88,24 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     let text: &str = &m.text;
     let layout = &m.layout;
     let chunks: &[Chunk] = m.panes[pane].drawn_chunks();
+    // A part from the middle of the document: its chunks' numbers in the
+    // result are not known yet, so nothing that names a chunk by number
+    // (the selection, probe hits, gutter numbers) applies to it.
+    let numbered = m.panes[pane].drawn_numbered();
     let gw = gutter_width(area.width);
     let first = layout.start_of(m.top);
     let mut cover = CoverCursor::new(chunks, first);
     let runs: &[(u32, Color)] =
         if m.highlight.doc_rev == m.doc_rev && !theme.no_color { &m.highlight.runs } else { &[] };
     let mut syntax = SyntaxCursor { runs, j: runs.partition_point(|r| r.0 as usize <= first).saturating_sub(1) };
-    let selected = m.selected.filter(|_| pane == m.active || !m.compare);
+    let selected = m.selected.filter(|_| numbered && (pane == m.active || !m.compare));
     // Hierarchical: the selected chunk's parent, drawn as a band in the margin.
     let band = selected.and_then(|k| crate::tui::features::levels::parent_range(m, pane, k));
     let matches = search_matches(m, first, layout.start_of(m.top + area.height as usize));
     let mut mi = 0;
     // The probe's chunks, and the selected question's answer (bytes of this text).
-    let lit: Vec<usize> = crate::tui::features::probe::lit(m, pane).iter().map(|h| h.0).collect();
+    let lit: Vec<usize> =
+        if numbered { crate::tui::features::probe::lit(m, pane).iter().map(|h| h.0).collect() } else { Vec::new() };
     let questions = m.questions.as_ref().filter(|q| q.doc_rev == m.doc_rev);
     let refs = questions.map_or(&[][..], |q| q.selected_refs());
     let max_x = area.x + area.width;
@@ -115,7 +120,7 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
         let y = area.y + row;
         if gw > 0 {
             let next = layout.start_of(li + 1).max(e + 1);
-            gutter(chunks, theme, selected, questions, s, next, Rect::new(area.x, y, gw, 1), buf);
+            gutter(chunks, numbered, theme, selected, questions, s, next, Rect::new(area.x, y, gw, 1), buf);
             super::lint::mark(m, pane, theme, (s, next), (area.x + gw - 1, y), buf);
             super::compare::mark(&changed, theme, (s, next), (area.x, y), buf);
             if let Some(mark) = band.as_ref().and_then(|b| band_mark(b, s, next)) {
@@ -207,11 +212,13 @@ pub fn search_matches(m: &Model, from: usize, to: usize) -> Vec<std::ops::Range<
     window.match_indices(q).map(|(i, _)| from + i..from + i + q.len()).collect()
 }
 
-/// The index of a chunk starting on this line, in that chunk's colours;
+/// The index of a chunk starting on this line (`·` in a part from the
+/// middle, whose numbers are not known yet), in that chunk's colours;
 /// `▶` when it is selected, `•` when it holds the answer to a question.
 #[allow(clippy::too_many_arguments)]
 fn gutter(
     chunks: &[Chunk],
+    numbered: bool,
     theme: &Theme,
     selected: Option<usize>,
     questions: Option<&crate::tui::features::probe::Questions>,
@@ -223,7 +230,8 @@ fn gutter(
     let k = chunks.partition_point(|c| c.range.start < s);
     let Some(c) = chunks.get(k).filter(|c| c.range.start < next) else { return };
     let more = chunks.get(k + 1).is_some_and(|c| c.range.start < next);
-    let label = format!("{k}{}", if more { "+" } else { "" });
+    let number = if numbered { k.to_string() } else { "·".to_string() };
+    let label = format!("{number}{}", if more { "+" } else { "" });
     let w = area.width.saturating_sub(1) as usize;
     let label = if label.len() > w { format!("…{}", &label[label.len() + 1 - w..]) } else { format!("{label:>w$}") };
     let mut style = theme.chunk(k).add_modifier(Modifier::BOLD);
