@@ -8,7 +8,7 @@ use super::{ranges_to_chunks, sized, Context, OptionKnob, OverlapRule, SizeRule,
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::Result;
-use crate::segment::{for_each_sentence, push_trimmed, sentences, EachRange, RangeSink};
+use crate::segment::{push_trimmed, sentences, EachRange, RangeSink};
 use crate::size::doc_cache;
 use crate::size::SizeIndex;
 use crate::strategy::recursive::{self, Sep, Separators};
@@ -64,10 +64,9 @@ pub fn chunk_into(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig, out: &mu
     // The sentences depend on the text alone: kept per text, so that a key
     // press in the workbench re-packs them without reading the text again
     // (in the middle of a 9 MB file that reading was most of the cut).
-    match doc_cache::get_or_build("sentences", text, || Ok(sentences(text))) {
-        Ok(all) => all.iter().cloned().for_each(&mut take),
-        Err(_) => for_each_sentence(text, 0..text.len(), &mut take),
-    }
+    let all = doc_cache::get_or_build("sentences", text, || Ok(sentences(text)))
+        .unwrap_or_else(|_| std::sync::Arc::new(sentences(text)));
+    all.iter().cloned().for_each(&mut take);
     if let (Some(f), Some(l)) = (open.as_slice().first(), open.as_slice().last()) {
         out.put(f.start..l.end);
     }
