@@ -326,7 +326,8 @@ pub fn word_spans(text: &str) -> Vec<(u32, u32)> {
     text.unicode_word_indices().map(|(i, w)| (i as u32, (i + w.len()) as u32)).collect()
 }
 
-/// Per-document size lookup.
+/// Per-document size lookup; cheap to clone (the counts are shared).
+#[derive(Clone)]
 pub enum SizeIndex<'t> {
     Chars(CharIndex<'t>),
     /// Words or tokens: a unit counts in a range when its span overlaps it.
@@ -350,6 +351,15 @@ impl SizeIndex<'_> {
         }
     }
 
+    /// Whether this is an index of `text` (a cheap check: its length, and
+    /// for chars where the bytes are).
+    pub fn is_of(&self, text: &str) -> bool {
+        match self {
+            SizeIndex::Chars(c) => std::ptr::eq(c.bytes, text.as_bytes()),
+            SizeIndex::Spans(s) => s.spans.last().is_none_or(|&(_, end)| end as usize <= text.len()),
+        }
+    }
+
     /// The spans of words or tokens, when the unit has them.
     pub fn spans(&self) -> Option<&[(u32, u32)]> {
         match self {
@@ -360,9 +370,10 @@ impl SizeIndex<'_> {
 }
 
 /// Char counts sampled every `STRIDE` bytes: O(1) counts for 1/16 of the text size.
+#[derive(Clone)]
 pub struct CharIndex<'t> {
     bytes: &'t [u8],
-    samples: Vec<u32>,
+    samples: Arc<[u32]>,
 }
 
 const STRIDE: usize = 64;
@@ -377,7 +388,7 @@ impl<'t> CharIndex<'t> {
             count += count_chars(block) as u32;
         }
         samples.push(count);
-        CharIndex { bytes, samples }
+        CharIndex { bytes, samples: samples.into() }
     }
 
     /// Chars before byte offset `at`.
@@ -531,7 +542,52 @@ pub(crate) mod doc_cache {
     /// frame budget. Its 64 bits with the length make a collision (a wrong
     /// index for another text) negligible; nothing here is adversarial.
     fn key(what: &str, text: &str) -> Key {
-        (what.to_string(), text.len(), xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
+        (what.to_string(), text.len(), hash(text))
+    }
+
+    thread_local! {
+        /// Texts borrowed by a [`pinned`] call on this thread: where they
+        /// are, their length and, once computed, their hash.
+        static PINNED: std::cell::RefCell<Vec<(usize, usize, Option<u64>)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    fn hash(text: &str) -> u64 {
+        let at = (text.as_ptr() as usize, text.len());
+        let known = PINNED.with_borrow(|p| p.iter().rev().find(|e| (e.0, e.1) == at).map(|e| e.2));
+        match known {
+            Some(Some(h)) => h,
+            Some(None) => {
+                let h = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+                PINNED.with_borrow_mut(|p| {
+                    if let Some(e) = p.iter_mut().rev().find(|e| (e.0, e.1) == at) {
+                        e.2 = Some(h);
+                    }
+                });
+                h
+            }
+            None => xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+        }
+    }
+
+    /// Run `f` with `text` hashed at most once for every lookup of it on
+    /// this thread: a strategy that cuts a large text a batch at a time
+    /// looks it up per batch. Sound because `text` stays borrowed, so
+    /// unchanged and in place, for the whole of `f`: the same address and
+    /// length are the same bytes.
+    pub fn pinned<R>(text: &str, f: impl FnOnce() -> R) -> R {
+        struct Unpin;
+        impl Drop for Unpin {
+            fn drop(&mut self) {
+                PINNED.with_borrow_mut(|p| p.pop());
+            }
+        }
+        if text.len() < MIN_BYTES {
+            return f();
+        }
+        PINNED.with_borrow_mut(|p| p.push((text.as_ptr() as usize, text.len(), None)));
+        let _unpin = Unpin;
+        f()
     }
 
     fn keep(key: Key, value: Arc<dyn Any + Send + Sync>) {

@@ -153,8 +153,14 @@ mod tests {
     fn run(text: &str, structure: Option<&crate::extract::Structure>, size: usize) -> Vec<(String, Vec<String>)> {
         let cfg = ChunkConfig { strategy: StrategyKind::Html, size, overlap: 0, ..Default::default() };
         let sizer = Sizer::chars();
-        let cx =
-            Context { config: &cfg, sizer: &sizer, model: None, control: crate::embedding::Control::none(), structure };
+        let cx = Context {
+            config: &cfg,
+            sizer: &sizer,
+            model: None,
+            control: crate::embedding::Control::none(),
+            structure,
+            index: None,
+        };
         let chunks = (SPEC.build)(&cfg).unwrap().chunk(text, &cx).unwrap();
         chunks.into_iter().map(|c| (text[c.range].to_string(), c.meta.into_inner().headings)).collect()
     }

@@ -108,9 +108,23 @@ pub struct Context<'a> {
     /// Where the text came from, when it was extracted from HTML or PDF
     /// (blocks, element paths, pages); None for text given as is.
     pub structure: Option<&'a crate::extract::Structure>,
+    /// The whole text's size index when the caller already built it: the
+    /// hierarchical strategy cuts its parents a batch at a time, and
+    /// building the index of a large text for each batch would cost more
+    /// than cutting it.
+    pub index: Option<&'a SizeIndex<'a>>,
 }
 
 impl<'a> Context<'a> {
+    /// The size index of `text`: the caller's when it is of this text, else
+    /// a new one.
+    pub fn size_index<'s>(&'s self, text: &'s str) -> Result<SizeIndex<'s>> {
+        match self.index {
+            Some(index) if index.is_of(text) => Ok(index.clone()),
+            _ => self.sizer.index(text),
+        }
+    }
+
     /// The model, or an error saying the caller gave none.
     pub fn model(&self) -> Result<&'a dyn Embedder> {
         self.model.ok_or_else(|| {
@@ -268,7 +282,7 @@ impl Configured {
         model: Option<&dyn Embedder>,
         control: Control<'_>,
     ) -> Result<Vec<Chunk>> {
-        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure };
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure, index: None };
         let mut chunks = self.strategy.chunk(text, &cx)?;
         // Pages and element paths first: the embed text names them.
         if let Some(s) = structure {
@@ -293,6 +307,7 @@ impl Configured {
             model: None,
             control: Control::none(),
             structure: None,
+            index: None,
         };
         self.cuts_each().then(|| self.strategy.region_around(text, &cx, screen)).flatten()
     }
@@ -319,7 +334,7 @@ impl Configured {
         control: Control<'_>,
         emit: &mut dyn FnMut(Chunk),
     ) -> Result<()> {
-        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure };
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure, index: None };
         match structure {
             // Pages and element paths, as chunk_in gives them.
             Some(s) => self.strategy.chunk_each(text, &cx, &mut |mut c| {
@@ -340,7 +355,7 @@ impl Configured {
         control: Control<'_>,
         emit: &mut dyn FnMut(Chunk),
     ) -> Result<()> {
-        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure: None };
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure: None, index: None };
         self.strategy.chunk_each(text, &cx, emit)
     }
 
@@ -358,7 +373,20 @@ impl Configured {
         model: Option<&dyn Embedder>,
         control: Control<'_>,
     ) -> Result<Vec<Vec<Chunk>>> {
-        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure: None };
+        self.chunk_within_indexed(text, ranges, None, model, control)
+    }
+
+    /// [`Configured::chunk_within`] with `text`'s size index in this
+    /// config's unit, when the caller has it.
+    pub fn chunk_within_indexed(
+        &self,
+        text: &str,
+        ranges: &[Range<usize>],
+        index: Option<&SizeIndex<'_>>,
+        model: Option<&dyn Embedder>,
+        control: Control<'_>,
+    ) -> Result<Vec<Vec<Chunk>>> {
+        let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure: None, index };
         self.strategy.chunk_within(text, ranges, &cx)
     }
 }

@@ -97,7 +97,40 @@ pub fn run_and_check_in(
         Err(e) => return Err(format!("{}: chunk() failed: {e}", describe(cfg))),
     };
     checker.check(cfg, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
+    if structure.is_none() {
+        check_regions(&chunker, checker.text, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
+    }
     Ok(Some(chunks))
+}
+
+/// Where the strategy cuts a stretch around a screen on its own (what the
+/// workbench shows first deep in a long document), that stretch holds the
+/// screen and its cut is exactly the whole cut's chunks there. Screens at
+/// the start, the quarters and the end of the text.
+fn check_regions(chunker: &Chunker, text: &str, chunks: &[Chunk]) -> Result<(), String> {
+    let boundary = |at: usize| (at.min(text.len())..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    for quarter in 0..=4 {
+        let start = boundary(text.len() * quarter / 4);
+        let screen = start..boundary(start + 40);
+        let Some(region) = chunker.region_around(text, screen.clone()) else { continue };
+        if region.start > screen.start || region.end < screen.end || region.end > text.len() {
+            return Err(format!("the stretch {region:?} does not hold the screen {screen:?}"));
+        }
+        let alone = chunker
+            .chunk_within(text, std::slice::from_ref(&region), None, chunktui::embedding::Control::none())
+            .map_err(|e| format!("the stretch {region:?} alone: {e}"))?;
+        let alone = alone.into_iter().flatten().collect::<Vec<_>>();
+        let whole: Vec<Chunk> = chunks.iter().filter(|c| region.contains(&c.range.start)).cloned().collect();
+        if alone != whole {
+            let show_all = |c: &[Chunk]| c.iter().map(|c| show(text, &c.range)).collect::<Vec<_>>().join("\n    ");
+            return Err(format!(
+                "the stretch {region:?} around {screen:?} cut alone differs from the whole cut there:\n  alone:\n    {}\n  whole:\n    {}",
+                show_all(&alone),
+                show_all(&whole)
+            ));
+        }
+    }
+    Ok(())
 }
 
 pub fn describe(cfg: &ChunkConfig) -> String {

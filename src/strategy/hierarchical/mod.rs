@@ -201,7 +201,25 @@ impl Strategy for Hierarchical {
     /// before it (see `walk`), so an error at a lower level can come after
     /// some chunks.
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
-        self.walk(text, cx, &mut |e| emit(e.into_chunk()))
+        self.walk(text, 0..text.len(), cx, &mut |e| emit(e.into_chunk()))
+    }
+
+    /// The top level's stretch: a child lies in its parent, and a chunk's id
+    /// is made of its level, range, text and parent's id, so the chunks of
+    /// the top level's stretch are cut and named alike alone.
+    fn region_around(&self, text: &str, _cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        self.levels[0].1.region_around(text, screen)
+    }
+
+    /// Each range's top level cut by the base within it, then the levels
+    /// below: a parent's children as the whole cut has them.
+    fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
+        let cut = |r: &Range<usize>| {
+            let mut chunks = Vec::new();
+            self.walk(text, r.clone(), cx, &mut |e| chunks.push(e.into_chunk()))?;
+            Ok(chunks)
+        };
+        ranges.iter().map(cut).collect()
     }
 }
 

@@ -51,6 +51,13 @@ impl Ord for Keyed {
 /// A chunk whose children are cut next: its range and id.
 type Parent = (Range<usize>, u64);
 
+/// Top-level chunks spanning this many bytes have their children cut
+/// before more top-level chunks are gathered: the first chunks are handed
+/// over soon after the cut starts (the workbench shows the screen's when
+/// it has them), and the chunks held waiting for their place stay few. The
+/// whole text's size index is built once for all batches.
+const BATCH_BYTES: usize = 64 * 1024;
+
 struct Walk<'w, 'c> {
     h: &'w Hierarchical,
     text: &'w str,
@@ -74,8 +81,27 @@ struct Walk<'w, 'c> {
 
 impl Hierarchical {
     /// Hand every chunk to `emit`, in list order.
-    pub(super) fn walk(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Entry)) -> Result<()> {
-        let index = cx.sizer.index(text)?;
+    /// `range` is the whole text, or a stretch the base cuts alone
+    /// ([`Strategy::region_around`](crate::strategy::Strategy::region_around)).
+    pub(super) fn walk(
+        &self,
+        text: &str,
+        range: Range<usize>,
+        cx: &Context<'_>,
+        emit: &mut dyn FnMut(Entry),
+    ) -> Result<()> {
+        // Each batch of parents looks the text up (a markdown base's outline).
+        crate::size::doc_cache::pinned(text, || self.walk_pinned(text, range, cx, emit))
+    }
+
+    fn walk_pinned(
+        &self,
+        text: &str,
+        range: Range<usize>,
+        cx: &Context<'_>,
+        emit: &mut dyn FnMut(Entry),
+    ) -> Result<()> {
+        let index = cx.size_index(text)?;
         let levels = self.levels.len();
         let mut w = Walk {
             h: self,
@@ -91,10 +117,11 @@ impl Hierarchical {
             emit,
         };
         let (size, base) = &self.levels[0];
-        let (size, overlap, whole) = (*size, base.config.overlap, 0..text.len());
-        if !base.strategy_streams() {
-            // The base holds its list anyway.
-            let group = base.chunk_within(text, std::slice::from_ref(&whole), cx.model, cx.control)?;
+        let (size, overlap, whole) = (*size, base.config.overlap, range);
+        if !base.strategy_streams() || whole != (0..text.len()) {
+            // The base holds its list anyway, or cuts the stretch alone.
+            let group =
+                base.chunk_within_indexed(text, std::slice::from_ref(&whole), Some(&index), cx.model, cx.control)?;
             for c in settle(text, &index, &self.fallback, group.into_iter().flatten().collect(), whole, size, overlap) {
                 w.top(c)?;
             }
@@ -142,7 +169,8 @@ impl Walk<'_, '_> {
         self.top_from = c.range.start;
         let parent = self.add(0, c, None);
         self.batch.push(parent);
-        if self.batch.len() >= PARENTS_PER_CALL {
+        let spans = self.batch.last().map_or(0, |l| l.0.end) - self.batch.first().map_or(0, |f| f.0.start);
+        if self.batch.len() >= PARENTS_PER_CALL || spans >= BATCH_BYTES {
             self.cut_batch()?;
         }
         Ok(())
@@ -170,7 +198,8 @@ impl Walk<'_, '_> {
         for (b, batch) in parents.chunks(PARENTS_PER_CALL).enumerate() {
             self.uncut[level - 1] = least[b * PARENTS_PER_CALL];
             let ranges: Vec<Range<usize>> = batch.iter().map(|p| p.0.clone()).collect();
-            let groups = base.chunk_within(self.text, &ranges, self.cx.model, self.cx.control)?;
+            let groups =
+                base.chunk_within_indexed(self.text, &ranges, Some(self.index), self.cx.model, self.cx.control)?;
             let mut next = Vec::new();
             for ((range, id), group) in batch.iter().zip(groups) {
                 for c in settle(self.text, self.index, &h.fallback, group, range.clone(), *size, overlap) {

@@ -250,7 +250,10 @@ mod tests {
     /// The strategy `cfg` names, run the way a chunker runs it.
     fn chunk(text: &str, cfg: &ChunkConfig, sizer: &Sizer) -> Result<Vec<Chunk>> {
         let strategy = (cfg.strategy.spec().build)(cfg)?;
-        strategy.chunk(text, &Context { config: cfg, sizer, model: None, control: Control::none(), structure: None })
+        strategy.chunk(
+            text,
+            &Context { config: cfg, sizer, model: None, control: Control::none(), structure: None, index: None },
+        )
     }
 
     fn cfg(strategy: StrategyKind, size: usize, overlap: usize) -> ChunkConfig {

@@ -220,7 +220,7 @@ impl Strategy for Sections {
     /// Parsed once for all ranges, so heading paths and fences are the
     /// whole text's, not what a slice would look like on its own.
     fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
-        Ok(chunk_ranges(text, &cx.sizer.index(text)?, &self.prose, cx.config, ranges))
+        Ok(chunk_ranges(text, &cx.size_index(text)?, &self.prose, cx.config, ranges))
     }
 }
 

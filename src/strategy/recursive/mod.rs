@@ -12,6 +12,8 @@
 //! separator which starts with line breaks and continues with text ("\nfn ")
 //! starts the next piece. `\r\n` counts as a line break wherever `\n` does.
 
+mod region;
+
 use super::pack::Packer;
 use crate::chunk::Chunk;
 use crate::config::{RecursiveOptions, StrategyKind};
@@ -77,7 +79,7 @@ struct PresetsAsset {
     preset: Vec<Preset>,
 }
 
-const SEPARATORS_ASSET: &str = include_str!("../../assets/separators.toml");
+const SEPARATORS_ASSET: &str = include_str!("../../../assets/separators.toml");
 
 /// The presets, parsed once from the embedded asset (tests prove it parses).
 fn presets() -> &'static [Preset] {
@@ -387,10 +389,16 @@ impl Strategy for Recursive {
         Ok(())
     }
 
+    /// Between oversize paragraphs (or lines), where the packing starts afresh.
+    fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        let index = cx.size_index(text).ok()?;
+        region::around(text, &index, &self.seps, cx.config.size, screen)
+    }
+
     /// Measured with the whole text's index, so a child's size is the one
     /// the whole document gives it.
     fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
-        let (c, index) = (cx.config, cx.sizer.index(text)?);
+        let (c, index) = (cx.config, cx.size_index(text)?);
         let cut =
             |r: &Range<usize>| ranges_to_chunks(chunk(text, &index, &self.seps, c.size, c.overlap, r.clone()), &index);
         Ok(ranges.iter().map(cut).collect())
