@@ -79,14 +79,31 @@ impl Outline {
         Outline { blocks, sections }
     }
 
-    /// The bytes of the whole sections that meet `screen`: each section is
-    /// cut on its own, so these are cut alike alone or with the rest.
-    fn sections_around(&self, screen: &Range<usize>) -> Option<Range<usize>> {
+    /// The bytes of the sections that meet `screen`, each section cut on
+    /// its own, so these are cut alike alone or with the rest. A long
+    /// section (a novel without headings) is narrowed to the blocks between
+    /// two blocks that are over the size (`oversize`) alone: after one, the
+    /// packing starts afresh.
+    fn sections_around(&self, screen: &Range<usize>, oversize: &dyn Fn(&Block) -> bool) -> Option<Range<usize>> {
         let ends_before = |s: &Section| self.blocks[s.blocks.end - 1].range.end <= screen.start;
         let first = self.sections.get(self.sections.partition_point(ends_before))?;
         let starts_before = |s: &Section| self.blocks[s.blocks.start].range.start < screen.end.max(screen.start + 1);
         let last = &self.sections[self.sections.partition_point(starts_before).saturating_sub(1)];
-        let (start, end) = (self.blocks[first.blocks.start].range.start, self.blocks[last.blocks.end - 1].range.end);
+        let (mut start, mut end) =
+            (self.blocks[first.blocks.start].range.start, self.blocks[last.blocks.end - 1].range.end);
+        // Blocks looked at on each side: past this the section costs no
+        // more than the search.
+        const LOOK: usize = 4096;
+        let blocks = &self.blocks[first.blocks.clone()];
+        let before = blocks.partition_point(|b| b.range.end <= screen.start);
+        if let Some(b) = blocks[before.saturating_sub(LOOK)..before].iter().rev().find(|b| oversize(b)) {
+            start = b.range.end;
+        }
+        let blocks = &self.blocks[last.blocks.clone()];
+        let after = blocks.partition_point(|b| b.range.end < screen.end);
+        if let Some(b) = blocks[after..(after + LOOK).min(blocks.len())].iter().find(|b| oversize(b)) {
+            end = b.range.end;
+        }
         (start < end).then_some(start..end)
     }
 
@@ -214,7 +231,9 @@ impl Strategy for Sections {
     }
 
     fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
-        Outline::of(text, &cx.config.markdown.levels).sections_around(&screen)
+        let index = cx.size_index(text).ok()?;
+        let oversize = |b: &Block| index.size(trim_range(text, b.range.clone())) > cx.config.size;
+        Outline::of(text, &cx.config.markdown.levels).sections_around(&screen, &oversize)
     }
 
     /// Parsed once for all ranges, so heading paths and fences are the
