@@ -4,7 +4,8 @@
 //! document. The part is exactly the result's first chunks (the same pass,
 //! delivered early) and reaches past the screen, or, for a strategy that
 //! cuts the stretch around the screen on its own (markdown's sections,
-//! recursive between oversize paragraphs, hierarchical's top level),
+//! recursive and html between oversize paragraphs, hierarchical's top
+//! level),
 //! exactly the result's chunks there, drawn without numbers. Either is
 //! drawn while the header and panels say "counting…", and the whole result
 //! is what `chunktui chunk` gives.
@@ -114,7 +115,7 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
             Some((part, false)) => {
                 // A stretch in the middle, cut on its own: the result's chunks there, in order.
                 assert!(
-                    chunker.region_around(&doc.text, screen.clone()).is_some(),
+                    chunker.region_around(&doc.text, None, screen.clone()).is_some(),
                     "{name}: a stretch from a strategy that cuts none alone"
                 );
                 let at = result.iter().position(|c| *c == part[0]).expect("the part's first chunk is in the result");
@@ -156,7 +157,7 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
     ] {
         assert!(streamed.contains(&want), "{want} showed no part: {streamed:?}");
     }
-    for want in [StrategyKind::Markdown, StrategyKind::Recursive, StrategyKind::Hierarchical] {
+    for want in [StrategyKind::Markdown, StrategyKind::Recursive, StrategyKind::Hierarchical, StrategyKind::Html] {
         assert!(cut_alone.contains(&want), "{want} cut the stretch on screen alone: {cut_alone:?}");
     }
 }

@@ -15,9 +15,9 @@ use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::Result;
 use crate::extract::BlockKind;
-use crate::segment::{push_trimmed, EachRange};
-use crate::size::SizeIndex;
-use crate::strategy::pack::Packer;
+use crate::segment::{push_trimmed, trim_range, EachRange};
+use crate::size::{ceil_char_boundary, floor_char_boundary, SizeIndex};
+use crate::strategy::pack::{fresh_around, Packer};
 use crate::strategy::recursive::{self, Sep, Separators};
 use std::ops::Range;
 
@@ -85,7 +85,45 @@ impl Strategy for Sections {
         cut.section(&section, &path, emit);
         Ok(())
     }
+
+    /// Text without a structure map is one section of paragraphs: cut
+    /// between the oversize paragraphs around the screen, where the packing
+    /// starts afresh. With one, heading paths run through the whole text.
+    fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        if cx.structure.is_some_and(|s| !s.blocks.is_empty()) {
+            return None;
+        }
+        let from = floor_char_boundary(text, screen.start.saturating_sub(SEARCH));
+        let to = ceil_char_boundary(text, screen.end.saturating_add(SEARCH));
+        let mut pieces: Vec<Range<usize>> = paragraphs_in(text, from..to).into_iter().map(|(r, _)| r).collect();
+        // A paragraph at either end of the window may go on past it.
+        if to < text.len() {
+            pieces.pop();
+        }
+        if from > 0 && !pieces.is_empty() {
+            pieces.remove(0);
+        }
+        let index = cx.size_index(text).ok()?;
+        let oversize = |r: &Range<usize>| index.size(trim_range(text, r.clone())) > cx.config.size;
+        fresh_around(&pieces, &screen, &oversize, (from == 0).then_some(0), (to == text.len()).then_some(to))
+    }
+
+    /// Text without a structure map: the paragraphs of each range packed
+    /// as one section, measured with the whole text's index.
+    fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
+        let index = cx.size_index(text)?;
+        let cut = Cut { text, index: &index, cfg: cx.config, seps: self };
+        let each = |r: &Range<usize>| {
+            let mut chunks = Vec::new();
+            cut.section(&paragraphs_in(text, r.clone()), &[], &mut |c| chunks.push(c));
+            chunks
+        };
+        Ok(ranges.iter().map(each).collect())
+    }
 }
+
+/// Bytes searched on each side of the screen for an oversize paragraph.
+const SEARCH: usize = 256 * 1024;
 
 /// What every section is cut with.
 struct Cut<'a, 't> {
@@ -128,10 +166,16 @@ impl Cut<'_, '_> {
 
 /// Paragraphs of text without a structure map: runs of non-blank lines.
 fn paragraphs(text: &str) -> Vec<(Range<usize>, BlockKind)> {
+    paragraphs_in(text, 0..text.len())
+}
+
+/// The paragraphs of `range` of `text` (a range of whole lines: the first
+/// and last are partial otherwise).
+fn paragraphs_in(text: &str, range: Range<usize>) -> Vec<(Range<usize>, BlockKind)> {
     let mut out = Vec::new();
     let mut open: Option<Range<usize>> = None;
-    let mut start = 0;
-    for line in text.split_inclusive('\n') {
+    let mut start = range.start;
+    for line in text[range].split_inclusive('\n') {
         let range = start..start + line.len();
         start = range.end;
         if line.trim().is_empty() {

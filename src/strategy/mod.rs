@@ -300,13 +300,18 @@ impl Configured {
     /// The stretch around `screen` that is cut on its own (see
     /// [`Strategy::region_around`]); None where embed text or enrichment,
     /// which read the whole list, apply.
-    pub fn region_around(&self, text: &str, screen: Range<usize>) -> Option<Range<usize>> {
+    pub fn region_around(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        screen: Range<usize>,
+    ) -> Option<Range<usize>> {
         let cx = Context {
             config: &self.config,
             sizer: &self.sizer,
             model: None,
             control: Control::none(),
-            structure: None,
+            structure,
             index: None,
         };
         self.cuts_each().then(|| self.strategy.region_around(text, &cx, screen)).flatten()

@@ -200,6 +200,28 @@ impl<'a, 't> Packer<'a, 't> {
     }
 }
 
+/// The stretch holding `screen` that a packing of `pieces` (complete,
+/// consecutive pieces near the screen, in order) starts and ends afresh:
+/// the ends of the nearest pieces around the screen that are over the size
+/// alone (`oversize`). [`Packer::push`] closes the open chunk before such a
+/// piece, cuts it on its own and carries nothing past it, so the chunks of
+/// that stretch are the same cut alone or with the text around it. `start`
+/// and `end`: where the packing also starts or ends, when no such piece is
+/// among `pieces` (the text's or the section's ends, if near).
+pub fn fresh_around(
+    pieces: &[Range<usize>],
+    screen: &Range<usize>,
+    oversize: &dyn Fn(&Range<usize>) -> bool,
+    start: Option<usize>,
+    end: Option<usize>,
+) -> Option<Range<usize>> {
+    let before = pieces.partition_point(|p| p.end <= screen.start);
+    let start = pieces[..before].iter().rev().find(|p| oversize(p)).map(|p| p.end).or(start)?;
+    let after = pieces.partition_point(|p| p.end < screen.end);
+    let end = pieces[after..].iter().find(|p| oversize(p)).map(|p| p.end).or(end)?;
+    (start <= screen.start && end >= screen.end && start < end).then_some(start..end)
+}
+
 /// Whether a piece is a Markdown heading: one ATX line (`## Title`), or text
 /// underlined with `===` / `---` (setext). A heading that ends a chunk names
 /// text in the next one, so the packer moves it there.

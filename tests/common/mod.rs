@@ -112,7 +112,7 @@ fn check_regions(chunker: &Chunker, text: &str, chunks: &[Chunk]) -> Result<(), 
     for quarter in 0..=4 {
         let start = boundary(text.len() * quarter / 4);
         let screen = start..boundary(start + 40);
-        let Some(region) = chunker.region_around(text, screen.clone()) else { continue };
+        let Some(region) = chunker.region_around(text, None, screen.clone()) else { continue };
         if region.start > screen.start || region.end < screen.end || region.end > text.len() {
             return Err(format!("the stretch {region:?} does not hold the screen {screen:?}"));
         }

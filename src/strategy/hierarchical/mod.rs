@@ -207,8 +207,8 @@ impl Strategy for Hierarchical {
     /// The top level's stretch: a child lies in its parent, and a chunk's id
     /// is made of its level, range, text and parent's id, so the chunks of
     /// the top level's stretch are cut and named alike alone.
-    fn region_around(&self, text: &str, _cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
-        self.levels[0].1.region_around(text, screen)
+    fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        self.levels[0].1.region_around(text, cx.structure, screen)
     }
 
     /// Each range's top level cut by the base within it, then the levels

@@ -16,7 +16,7 @@ use crate::config::ChunkConfig;
 use crate::error::Result;
 use crate::segment::{push_trimmed, trim_range, EachRange};
 use crate::size::SizeIndex;
-use crate::strategy::pack::Packer;
+use crate::strategy::pack::{fresh_around, Packer};
 use crate::strategy::recursive::{self, Sep, Separators};
 use blocks::{Block, Kind};
 use std::ops::Range;
@@ -84,26 +84,24 @@ impl Outline {
     /// section (a novel without headings) is narrowed to the blocks between
     /// two blocks that are over the size (`oversize`) alone: after one, the
     /// packing starts afresh.
-    fn sections_around(&self, screen: &Range<usize>, oversize: &dyn Fn(&Block) -> bool) -> Option<Range<usize>> {
+    fn sections_around(&self, screen: &Range<usize>, oversize: &dyn Fn(&Range<usize>) -> bool) -> Option<Range<usize>> {
         let ends_before = |s: &Section| self.blocks[s.blocks.end - 1].range.end <= screen.start;
         let first = self.sections.get(self.sections.partition_point(ends_before))?;
         let starts_before = |s: &Section| self.blocks[s.blocks.start].range.start < screen.end.max(screen.start + 1);
         let last = &self.sections[self.sections.partition_point(starts_before).saturating_sub(1)];
-        let (mut start, mut end) =
-            (self.blocks[first.blocks.start].range.start, self.blocks[last.blocks.end - 1].range.end);
+        let (start, end) = (self.blocks[first.blocks.start].range.start, self.blocks[last.blocks.end - 1].range.end);
         // Blocks looked at on each side: past this the section costs no
         // more than the search.
         const LOOK: usize = 4096;
-        let blocks = &self.blocks[first.blocks.clone()];
-        let before = blocks.partition_point(|b| b.range.end <= screen.start);
-        if let Some(b) = blocks[before.saturating_sub(LOOK)..before].iter().rev().find(|b| oversize(b)) {
-            start = b.range.end;
-        }
-        let blocks = &self.blocks[last.blocks.clone()];
-        let after = blocks.partition_point(|b| b.range.end < screen.end);
-        if let Some(b) = blocks[after..(after + LOOK).min(blocks.len())].iter().find(|b| oversize(b)) {
-            end = b.range.end;
-        }
+        let near = |section: &Section, at: usize| {
+            let blocks = &self.blocks[section.blocks.clone()];
+            let i = blocks.partition_point(|b| b.range.end <= at);
+            let near = &blocks[i.saturating_sub(LOOK)..(i + LOOK).min(blocks.len())];
+            near.iter().map(|b| b.range.clone()).collect::<Vec<_>>()
+        };
+        let oversize = |r: &Range<usize>| oversize(r);
+        let start = fresh_around(&near(first, screen.start), screen, &oversize, Some(start), Some(end))?.start;
+        let end = fresh_around(&near(last, screen.end), screen, &oversize, Some(start), Some(end))?.end;
         (start < end).then_some(start..end)
     }
 
@@ -232,7 +230,7 @@ impl Strategy for Sections {
 
     fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
         let index = cx.size_index(text).ok()?;
-        let oversize = |b: &Block| index.size(trim_range(text, b.range.clone())) > cx.config.size;
+        let oversize = |r: &Range<usize>| index.size(trim_range(text, r.clone())) > cx.config.size;
         Outline::of(text, &cx.config.markdown.levels).sections_around(&screen, &oversize)
     }
 

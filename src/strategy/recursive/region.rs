@@ -13,6 +13,7 @@
 use super::{Sep, Separators};
 use crate::segment::trim_range;
 use crate::size::{ceil_char_boundary, floor_char_boundary, SizeIndex};
+use crate::strategy::pack::fresh_around;
 use std::ops::Range;
 
 /// Bytes searched on each side of the screen for an oversize piece. Past
@@ -51,10 +52,7 @@ pub fn around(
     } else {
         cuts.insert(0, 0);
     }
-    let oversize = |w: &[usize]| index.size(trim_range(text, w[0]..w[1])) > size;
-    let start = cuts.windows(2).rev().find(|w| w[1] <= screen.start && oversize(w)).map(|w| w[1]);
-    let start = start.or((from == 0).then_some(0))?;
-    let end = cuts.windows(2).find(|w| w[1] >= screen.end && oversize(w)).map(|w| w[1]);
-    let end = end.or((to == text.len()).then_some(text.len()))?;
-    (start < end).then_some(start..end)
+    let pieces: Vec<Range<usize>> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
+    let oversize = |p: &Range<usize>| index.size(trim_range(text, p.clone())) > size;
+    fresh_around(&pieces, &screen, &oversize, (from == 0).then_some(0), (to == text.len()).then_some(to))
 }

@@ -81,7 +81,7 @@ fn chunk_streaming(
         // The middle of a long document without the text before it.
         // Near the top the text before the screen costs nothing to cut.
         let deep = screen.start >= NEAR_THE_TOP;
-        if let Some(region) = deep.then(|| chunker.region_around(text, screen.clone())).flatten() {
+        if let Some(region) = deep.then(|| chunker.region_around(text, structure, screen.clone())).flatten() {
             let mut around = chunker.chunk_within(text, &[region], None, ctl).map_err(|e| e.to_string())?;
             let mut around = around.pop().unwrap_or_default();
             if let Some(s) = structure {
