@@ -5,8 +5,7 @@
 //! delivered early) and reaches past the screen, or, for a strategy that
 //! cuts the stretch around the screen on its own (markdown's sections,
 //! recursive and html between oversize paragraphs, hierarchical's top
-//! level),
-//! exactly the result's chunks there, drawn without numbers. Either is
+//! level), exactly the result's chunks there, drawn without numbers. Either is
 //! drawn while the header and panels say "counting…", and the whole result
 //! is what `chunktui chunk` gives.
 
