@@ -141,7 +141,7 @@ fn documents() -> Vec<(String, Document)> {
 fn code_documents() -> Vec<(String, &'static str, Document)> {
     let mut paths: Vec<PathBuf> =
         std::fs::read_dir(manifest().join("samples/code")).expect("samples/code").map(|e| e.unwrap().path()).collect();
-    paths.extend(["src/strategy/recursive.rs", "samples/cache.rs"].map(|p| manifest().join(p)));
+    paths.extend(["src/strategy/recursive/mod.rs", "samples/cache.rs"].map(|p| manifest().join(p)));
     paths.sort();
     paths
         .into_iter()
@@ -476,7 +476,7 @@ fn langchain_memory_follows_the_input_not_the_chunk_count() {
 #[test]
 fn parsed_code_stats_memory_follows_the_tree_not_the_chunk_count() {
     let dir = tempfile::tempdir().unwrap();
-    let source = std::fs::read_to_string(manifest().join("src/strategy/recursive.rs")).unwrap();
+    let source = std::fs::read_to_string(manifest().join("src/strategy/recursive/mod.rs")).unwrap();
     let file = dir.path().join("big.rs");
     std::fs::write(&file, source.repeat((2 << 20) / source.len() + 1)).unwrap();
     let len = std::fs::metadata(&file).unwrap().len();

@@ -37,7 +37,7 @@ fn sample_files() -> Vec<PathBuf> {
 
 /// Some of this repository's own Rust, big and small.
 const OWN_RUST: [&str; 5] = [
-    "src/strategy/recursive.rs",
+    "src/strategy/recursive/mod.rs",
     "src/size.rs",
     "src/strategy/settings.rs",
     "src/strategy/code/walk.rs",
@@ -71,7 +71,7 @@ fn check_file(path: &Path, unit: Unit, size: usize, checker: &Checker<'_>) -> Re
 /// which knows lines but not syntax, splits some items that would fit.
 #[test]
 fn the_recursive_preset_splits_items_that_code_keeps_whole() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/strategy/recursive.rs");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/strategy/recursive/mod.rs");
     let text = std::fs::read_to_string(&path).unwrap();
     let checker = Checker::new(&text, Unit::Chars);
     let mut cfg = ChunkConfig { strategy: StrategyKind::Recursive, size: 400, overlap: 0, ..ChunkConfig::default() };
