@@ -11,7 +11,7 @@
 
 mod common;
 
-use chunktui::config::{ChunkConfig, Unit};
+use chunktui::config::{ChunkConfig, StrategyKind, Unit};
 use common::{config, run_and_check, Checker};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -151,11 +151,16 @@ fn check_all(text: &str, units: &[Unit], size: usize, overlap: usize, extra: &Ex
             cfg.recursive.preset = extra.preset.into();
             cfg.sentence.max_sentences = extra.max_sentences;
             cfg.sentence.overlap_sentences = extra.overlap_sentences;
-            if let Err(e) = run_and_check(&checker, &cfg) {
-                return Err(TestCaseError::fail(format!(
-                    "{e}\n  preset {} / sentence {:?}\n  text {text:?}",
-                    extra.preset, extra
-                )));
+            let mut fixed_base = cfg.clone();
+            fixed_base.hierarchical.base = StrategyKind::Fixed;
+            let with_fixed_base = (kind == StrategyKind::Hierarchical).then_some(fixed_base);
+            for cfg in std::iter::once(cfg).chain(with_fixed_base) {
+                if let Err(e) = run_and_check(&checker, &cfg) {
+                    return Err(TestCaseError::fail(format!(
+                        "{e}\n  preset {} / sentence {:?} / base {}\n  text {text:?}",
+                        extra.preset, extra, cfg.hierarchical.base
+                    )));
+                }
             }
         }
     }

@@ -5,7 +5,7 @@
 //! delivered early) and reaches past the screen, or, for a strategy that
 //! cuts the stretch around the screen on its own (markdown's sections,
 //! recursive and html between oversize paragraphs, hierarchical's top
-//! level), exactly the result's chunks there, drawn without numbers. Either is
+//! level, fixed character windows), exactly the result's chunks there, drawn without numbers. Either is
 //! drawn while the header and panels say "counting…", and the whole result
 //! is what `chunktui chunk` gives.
 
@@ -156,7 +156,13 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
     ] {
         assert!(streamed.contains(&want), "{want} showed no part: {streamed:?}");
     }
-    for want in [StrategyKind::Markdown, StrategyKind::Recursive, StrategyKind::Hierarchical, StrategyKind::Html] {
+    for want in [
+        StrategyKind::Markdown,
+        StrategyKind::Recursive,
+        StrategyKind::Hierarchical,
+        StrategyKind::Html,
+        StrategyKind::Fixed,
+    ] {
         assert!(cut_alone.contains(&want), "{want} cut the stretch on screen alone: {cut_alone:?}");
     }
 }

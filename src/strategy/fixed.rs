@@ -148,6 +148,43 @@ impl Strategy for Fixed {
         chunk_into(text, &index, c.unit, c.size, c.overlap, &mut EachRange(|r| emit(sized(r, &index))));
         Ok(())
     }
+
+    /// Character windows are arithmetic: from the first window that
+    /// reaches the screen to the start of the first one past it.
+    fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        let SizeIndex::Chars(chars) = cx.size_index(text).ok()? else { return None };
+        let (size, stride) = (cx.config.size, cx.config.size.checked_sub(cx.config.overlap)?.max(1));
+        let (first, last) = (chars.chars_before(screen.start), chars.chars_before(screen.end));
+        let from = if first < size { 0 } else { ((first - size) / stride + 1) * stride };
+        let to = last.div_ceil(stride).max(1).saturating_mul(stride);
+        Some(chars.byte_of_char(from)..chars.byte_of_char(to))
+    }
+
+    /// The whole cut's windows that start in `region`: window k holds chars
+    /// k·stride .. k·stride + size, the first one that reaches the text's
+    /// end is the last (see [`by_chars`]).
+    fn chunk_region(&self, text: &str, region: Range<usize>, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let index = cx.size_index(text)?;
+        let SizeIndex::Chars(chars) = &index else {
+            return Ok(self.chunk_within(text, &[region], cx)?.pop().unwrap_or_default());
+        };
+        let (size, stride) = (cx.config.size, cx.config.size - cx.config.overlap);
+        let total = chars.chars_before(text.len());
+        // The first window that reaches the end is the last one.
+        let last = total.saturating_sub(size).div_ceil(stride) * stride;
+        let mut start = chars.chars_before(region.start).div_ceil(stride) * stride;
+        let mut out = Vec::new();
+        while start < total && start <= last && chars.byte_of_char(start) < region.end {
+            let end = start.saturating_add(size);
+            let bytes = chars.byte_of_char(start)..if end < total { chars.byte_of_char(end) } else { text.len() };
+            out.push(sized(bytes, &index));
+            if end >= total {
+                break;
+            }
+            start += stride;
+        }
+        Ok(out)
+    }
 }
 
 #[cfg(test)]

@@ -65,6 +65,15 @@ pub trait Strategy: Send + Sync {
         None
     }
 
+    /// The whole cut's chunks that start in `region`, a stretch
+    /// [`Strategy::region_around`] gave, in order. By default the stretch's
+    /// own cut ([`Strategy::chunk_within`]): where a stretch starts and ends
+    /// afresh, the two agree. Fixed windows with overlap run past any
+    /// stretch's end, so they place the whole cut's windows instead.
+    fn chunk_region(&self, text: &str, region: Range<usize>, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        Ok(self.chunk_within(text, &[region], cx)?.pop().unwrap_or_default())
+    }
+
     /// Hand the chunks [`Strategy::chunk`] returns to `emit`, one by one in
     /// the same order. Strategies that can cut without holding the list
     /// override it, so statistics over a large file cut small hold none.
@@ -368,6 +377,13 @@ impl Configured {
     /// holding their list (whatever else the config attaches to them).
     pub fn strategy_streams(&self) -> bool {
         self.strategy.streams()
+    }
+
+    /// The whole cut's chunks in `region` (see [`Strategy::chunk_region`]).
+    pub fn chunk_region(&self, text: &str, region: Range<usize>, control: Control<'_>) -> Result<Vec<Chunk>> {
+        let cx =
+            Context { config: &self.config, sizer: &self.sizer, model: None, control, structure: None, index: None };
+        self.strategy.chunk_region(text, region, &cx)
     }
 
     /// Cut each of `ranges` of `text` on its own (see [`Strategy::chunk_within`]).

@@ -117,9 +117,8 @@ fn check_regions(chunker: &Chunker, text: &str, chunks: &[Chunk]) -> Result<(), 
             return Err(format!("the stretch {region:?} does not hold the screen {screen:?}"));
         }
         let alone = chunker
-            .chunk_within(text, std::slice::from_ref(&region), None, chunktui::embedding::Control::none())
+            .chunk_region(text, region.clone(), chunktui::embedding::Control::none())
             .map_err(|e| format!("the stretch {region:?} alone: {e}"))?;
-        let alone = alone.into_iter().flatten().collect::<Vec<_>>();
         let whole: Vec<Chunk> = chunks.iter().filter(|c| region.contains(&c.range.start)).cloned().collect();
         if alone != whole {
             let show_all = |c: &[Chunk]| c.iter().map(|c| show(text, &c.range)).collect::<Vec<_>>().join("\n    ");

@@ -207,8 +207,15 @@ impl Strategy for Hierarchical {
     /// The top level's stretch: a child lies in its parent, and a chunk's id
     /// is made of its level, range, text and parent's id, so the chunks of
     /// the top level's stretch are cut and named alike alone.
+    /// The base's stretch must start afresh too: a top-level chunk that
+    /// began before it and reached into it would have children there.
+    /// Fixed windows with overlap do.
     fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
-        self.levels[0].1.region_around(text, cx.structure, screen)
+        let base = &self.levels[0].1;
+        if base.config.strategy == StrategyKind::Fixed && base.config.overlap > 0 {
+            return None;
+        }
+        base.region_around(text, cx.structure, screen)
     }
 
     /// Each range's top level cut by the base within it, then the levels

@@ -119,10 +119,21 @@ impl Hierarchical {
         let (size, base) = &self.levels[0];
         let (size, overlap, whole) = (*size, base.config.overlap, range);
         if !base.strategy_streams() || whole != (0..text.len()) {
-            // The base holds its list anyway, or cuts the stretch alone.
-            let group =
-                base.chunk_within_indexed(text, std::slice::from_ref(&whole), Some(&index), cx.model, cx.control)?;
-            for c in settle(text, &index, &self.fallback, group.into_iter().flatten().collect(), whole, size, overlap) {
+            // The base holds its list anyway, or gives the stretch's chunks of its whole cut.
+            let group = if whole == (0..text.len()) {
+                base.chunk_within_indexed(text, std::slice::from_ref(&whole), Some(&index), cx.model, cx.control)?
+            } else {
+                vec![base.chunk_region(text, whole.clone(), cx.control)?]
+            };
+            for c in settle(
+                text,
+                &index,
+                &self.fallback,
+                group.into_iter().flatten().collect(),
+                0..text.len(),
+                size,
+                overlap,
+            ) {
                 w.top(c)?;
             }
             return w.finish();

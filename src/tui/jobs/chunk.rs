@@ -82,8 +82,7 @@ fn chunk_streaming(
         // Near the top the text before the screen costs nothing to cut.
         let deep = screen.start >= NEAR_THE_TOP;
         if let Some(region) = deep.then(|| chunker.region_around(text, structure, screen.clone())).flatten() {
-            let mut around = chunker.chunk_within(text, &[region], None, ctl).map_err(|e| e.to_string())?;
-            let mut around = around.pop().unwrap_or_default();
+            let mut around = chunker.chunk_region(text, region, ctl).map_err(|e| e.to_string())?;
             if let Some(s) = structure {
                 s.annotate(&mut around);
             }
