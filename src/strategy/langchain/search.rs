@@ -2,9 +2,10 @@
 //! Most chunks lie a short way after `from` (a window scan). But after a
 //! search that failed (a token window that cut a character is nowhere in
 //! the text), LangChain's next search starts near the text's start, and so
-//! does every one after it: a scan of megabytes per chunk. There a sampled
+//! does every one after it: a scan of megabytes per chunk. There an anchor
 //! gram index of the text, built once per text and kept across key
-//! presses, finds the first occurrence without reading the text between.
+//! presses, finds the first occurrence with one lookup, without reading the
+//! text between.
 
 use crate::size::doc_cache;
 use std::sync::Arc;
@@ -86,16 +87,28 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     a[..head] == b[..head] && (a.len() <= 8 || a[head..] == b[head..])
 }
 
-/// Where each sampled 8-byte gram of a text occurs: the grams at every
-/// `STEP`th byte, keyed by a hash, sorted by (key, position). An occurrence
-/// of a needle at `q` covers exactly one sampled position `q + j` with `j <
-/// STEP`, so when the needle holds `STEP - 1 + GRAM` bytes, the grams of its
-/// first `STEP` offsets name every place it can start.
+/// Where a text's anchor grams occur. An anchor is the 8-byte gram of least
+/// key in a window of `WINDOW` consecutive grams (the last one on ties),
+/// chosen by content alone (winnowing): every window of the text names its
+/// anchor, so wherever a needle of at least [`GramIndex::MIN_NEEDLE`] bytes
+/// occurs, the anchor of its first window sits at the same offset into it,
+/// and one lookup of that gram's positions names every place it can start.
+/// Anchors come about once every 8 bytes; in a run of one repeated gram
+/// every position is one, and past a quarter of the text's bytes the index
+/// gives up (searches then scan).
 pub(super) struct GramIndex {
+    /// (key, position) of every anchor, sorted.
     entries: Vec<(u32, u32)>,
+    /// Where the keys with each value of their top `bits` bits start in
+    /// `entries` (and, last, `entries.len()`): a lookup reads one small
+    /// bucket instead of binary-searching megabytes.
+    buckets: Vec<u32>,
+    bits: u32,
+    /// Too many anchors (repetitive text): every search scans.
+    gave_up: bool,
 }
 
-const STEP: usize = 16;
+const WINDOW: usize = 16;
 const GRAM: usize = 8;
 
 fn key_of(gram: &[u8]) -> u32 {
@@ -104,19 +117,56 @@ fn key_of(gram: &[u8]) -> u32 {
 }
 
 impl GramIndex {
-    /// Needles shorter than this are searched by scanning.
-    pub const MIN_NEEDLE: usize = STEP - 1 + GRAM;
+    /// Needles shorter than this hold no whole window: they are scanned for.
+    pub const MIN_NEEDLE: usize = WINDOW - 1 + GRAM;
 
     /// Candidates checked per search before scanning is cheaper: a few
     /// thousand, plus one per 64 bytes of the stretch searched.
     const BUDGET: usize = 4096;
 
     fn new(hay: &[u8]) -> Self {
-        let last = hay.len().saturating_sub(GRAM - 1);
-        let mut entries: Vec<(u32, u32)> =
-            (0..last).step_by(STEP).map(|p| (key_of(&hay[p..p + GRAM]), p as u32)).collect();
+        let grams = hay.len().saturating_sub(GRAM - 1);
+        let most = hay.len() / 4;
+        let mut entries: Vec<(u32, u32)> = Vec::with_capacity(grams / 6);
+        // The window's candidates for its least key, keys increasing from
+        // the front: a gram with a key no greater than the back's outlives it.
+        let mut least: std::collections::VecDeque<(u32, u32)> = std::collections::VecDeque::with_capacity(WINDOW);
+        let mut gave_up = false;
+        for i in 0..grams {
+            let key = key_of(&hay[i..i + GRAM]);
+            while least.back().is_some_and(|&(k, _)| k >= key) {
+                least.pop_back();
+            }
+            least.push_back((key, i as u32));
+            if i + 1 < WINDOW {
+                continue;
+            }
+            while least.front().is_some_and(|&(_, p)| (p as usize) + WINDOW <= i) {
+                least.pop_front();
+            }
+            let anchor = *least.front().expect("the window's last gram is in it");
+            if entries.last().is_none_or(|&(_, p)| p != anchor.1) {
+                if entries.len() == most {
+                    gave_up = true;
+                    entries = Vec::new();
+                    break;
+                }
+                entries.push(anchor);
+            }
+        }
         entries.sort_unstable();
-        GramIndex { entries }
+        // About four entries per bucket.
+        let bits = (usize::BITS - (entries.len() / 4).max(1).leading_zeros()).min(24);
+        let mut buckets = Vec::with_capacity((1 << bits) + 1);
+        let mut at = 0;
+        for b in 0..1u64 << bits {
+            while at < entries.len() && u64::from(entries[at].0 >> (32 - bits)) < b {
+                at += 1;
+            }
+            buckets.push(at as u32);
+        }
+        buckets.push(entries.len() as u32);
+        GramIndex { entries, buckets, bits, gave_up }
     }
 
     /// The index of `text`, from the document cache (a key press re-places
@@ -128,30 +178,40 @@ impl GramIndex {
 
     /// The first occurrence of `pat` (at least [`GramIndex::MIN_NEEDLE`]
     /// bytes) starting at or after `from` and ending by `end`; None when
-    /// the grams are too common to be worth it (scan instead).
+    /// its anchor is too common to be worth it (scan instead).
     fn find(&self, hay: &[u8], pat: &[u8], from: usize, end: usize) -> Option<Option<usize>> {
         debug_assert!(pat.len() >= Self::MIN_NEEDLE);
+        if self.gave_up {
+            return None;
+        }
         let Some(last) = end.checked_sub(pat.len()).filter(|&l| l >= from) else { return Some(None) };
+        // The anchor of the needle's first window: the last of its least keys.
+        let (key, m) =
+            (0..WINDOW).map(|j| (key_of(&pat[j..]), j)).fold(
+                (u32::MAX, 0),
+                |best, (k, j)| {
+                    if k <= best.0 {
+                        (k, j)
+                    } else {
+                        best
+                    }
+                },
+            );
         let mut budget = Self::BUDGET + (last - from) / 64;
-        let mut best: Option<usize> = None;
-        for j in 0..STEP {
-            // Only an occurrence before the best so far matters.
-            let Some(hi) = best.map_or(Some(last), |b| b.checked_sub(1)).filter(|&hi| hi >= from) else { break };
-            let key = key_of(&pat[j..]);
-            let start = self.entries.partition_point(|&(k, p)| (k, p as usize) < (key, from + j));
-            for &(k, p) in &self.entries[start..] {
-                if k != key || p as usize > hi + j {
-                    break;
-                }
-                budget = budget.checked_sub(1)?;
-                let q = p as usize - j;
-                if bytes_eq(&hay[q..q + pat.len()], pat) {
-                    best = Some(q);
-                    break;
-                }
+        let b = (key >> (32 - self.bits)) as usize;
+        let (lo, up) = (self.buckets[b] as usize, self.buckets[b + 1] as usize);
+        let start = lo + self.entries[lo..up].partition_point(|&(k, p)| (k, p as usize) < (key, from + m));
+        for &(k, p) in &self.entries[start..] {
+            if k != key || p as usize > last + m {
+                break;
+            }
+            budget = budget.checked_sub(1)?;
+            let q = p as usize - m;
+            if bytes_eq(&hay[q..q + pat.len()], pat) {
+                return Some(Some(q));
             }
         }
-        Some(best)
+        Some(None)
     }
 }
 
@@ -185,7 +245,25 @@ mod tests {
         proptest::collection::vec(proptest::sample::select(b"ab \n\xe4".to_vec()), 0..3000)
     }
 
+    /// Text of many letters: anchors are sparse and every search is answered.
+    fn varied() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(proptest::sample::select(b"abcdefghij \n\xe4\xb8".to_vec()), 0..3000)
+    }
+
     proptest! {
+        #[test]
+        fn the_index_answers_every_search_in_varied_text(hay in varied(), at in 0usize..3000, len in 23usize..200, from in 0usize..3000) {
+            let index = GramIndex::new(&hay);
+            prop_assert!(!index.gave_up);
+            prop_assert!(index.entries.len() <= hay.len() / 4 + 1);
+            let at = at.min(hay.len().saturating_sub(len));
+            prop_assume!(at + len <= hay.len());
+            let pat = &hay[at..at + len];
+            let from = from.min(hay.len());
+            let want = memchr::memmem::find(&hay[from..], pat).map(|q| from + q);
+            prop_assert_eq!(index.find(&hay, pat, from, hay.len()), Some(want));
+        }
+
         #[test]
         fn the_gram_index_finds_what_memmem_finds(hay in repetitive(), at in 0usize..3000, len in 23usize..200, from in 0usize..3000, cut in 0usize..3000) {
             let index = GramIndex::new(&hay);

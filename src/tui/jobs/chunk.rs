@@ -105,7 +105,19 @@ fn chunk_streaming(
             chunker.chunk_each_in(text, structure, None, ctl, &mut emit).map_err(|e| e.to_string())?;
             chunks
         }
-        _ => chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?,
+        Some((screen, part)) => {
+            let chunks = chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?;
+            // The statistics read the text no chunk covers, which LangChain's
+            // placement can make megabytes: show the cut before them.
+            let through_screen = if chunks.is_sorted_by_key(|c| c.range.start) {
+                chunks.partition_point(|c| c.range.start < screen.end)
+            } else {
+                chunks.len()
+            };
+            part(&chunks[..through_screen], true);
+            chunks
+        }
+        None => chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?,
     };
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let stats = Stats::compute(&chunks, text, limit);
