@@ -316,7 +316,7 @@ impl Sizer {
             (Unit::Words, _) => {
                 SizeIndex::Spans(doc_cache::get_or_build("words", text, || Ok(SpanIndex::new(word_spans(text))))?)
             }
-            _ => SizeIndex::Chars(CharIndex::new(text)),
+            _ => SizeIndex::Chars(CharIndex::of(text)),
         })
     }
 }
@@ -389,6 +389,15 @@ impl<'t> CharIndex<'t> {
         }
         samples.push(count);
         CharIndex { bytes, samples: samples.into() }
+    }
+
+    /// [`CharIndex::new`], its samples kept per text for the next key press
+    /// (a count of the whole text each time is milliseconds on megabytes).
+    pub fn of(text: &'t str) -> Self {
+        match doc_cache::get_or_build("char index", text, || Ok(CharIndex::new(text).samples)) {
+            Ok(samples) => CharIndex { bytes: text.as_bytes(), samples: Arc::clone(&samples) },
+            Err(_) => CharIndex::new(text),
+        }
     }
 
     /// Chars before byte offset `at`.

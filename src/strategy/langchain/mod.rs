@@ -146,7 +146,7 @@ struct CpCursor<'t> {
 
 impl<'t> CpCursor<'t> {
     fn new(text: &'t str) -> Self {
-        let index = crate::size::CharIndex::new(text);
+        let index = crate::size::CharIndex::of(text);
         let total_cp = index.chars_before(text.len());
         CpCursor { index, total_cp }
     }
@@ -206,10 +206,16 @@ impl<'t, 'l> Placer<'t, 'l> {
     pub fn place(&mut self, raw: Raw) -> Chunk {
         let text = self.text;
         let s = raw.as_str(text);
-        let len_cp = count_chars(s.as_bytes());
+        let len_cp = match raw.text {
+            None => self.cursor.index.count(raw.range.clone()),
+            Some(_) => count_chars(s.as_bytes()),
+        };
         let from = (self.index + self.previous_len - self.chunk_overlap as i64).max(0) as usize;
+        // A slice of the text holds U+FFFD only where the text does.
         let text_lacks = |needle: &str, known: &mut Option<bool>| {
-            needle.contains('\u{FFFD}') && !*known.get_or_insert_with(|| text.contains('\u{FFFD}'))
+            raw.text.is_some()
+                && needle.contains('\u{FFFD}')
+                && !*known.get_or_insert_with(|| text.contains('\u{FFFD}'))
         };
         let found = if from < self.cursor.total_cp && !text_lacks(s, &mut self.replacement_in_text) {
             let from_byte = self.cursor.byte_of(from);

@@ -9,6 +9,7 @@ use super::{bytes_eq, check_special_tokens, py_strip, py_strip_range, LenFn, Pla
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, Unit};
 use crate::error::{Error, Result};
+use crate::size::CharIndex;
 use crate::strategy::{collect_each, Context, OverlapRule, SizeRule, Spec, Strategy};
 use crate::strategy::{regex_size_limit, regex_too_big, Window};
 use memchr::memmem;
@@ -518,14 +519,24 @@ struct Measure<'a> {
     text: &'a str,
     len: &'a LenFn<'a>,
     chars: RefCell<HashMap<char, usize>>,
+    /// The text's char index, when lengths are chars: a long split is
+    /// measured from two samples rather than read again.
+    index: Option<CharIndex<'a>>,
 }
+
+/// Splits at least this long are measured through the char index.
+const INDEXED: usize = 256;
 
 impl<'a> Measure<'a> {
     fn new(text: &'a str, len: &'a LenFn<'a>) -> Self {
-        Measure { text, len, chars: RefCell::new(HashMap::new()) }
+        let index = matches!(len, LenFn::Chars).then(|| CharIndex::of(text));
+        Measure { text, len, chars: RefCell::new(HashMap::new()), index }
     }
 
     fn of(&self, r: Range<usize>) -> usize {
+        if let (Some(index), true) = (&self.index, r.len() >= INDEXED) {
+            return index.count(r);
+        }
         let s = &self.text[r];
         if let LenFn::Chars = self.len {
             return self.len.len(s);
