@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
+use tokenizers::models::ModelWrapper;
 use unicode_segmentation::UnicodeSegmentation;
 
 // What sizes count (the config's `unit`).
@@ -136,9 +137,10 @@ impl Tokenizer {
     /// [`Tokenizer::count_in`].
     pub fn tally(&self, text: &str) -> Option<crate::word_counts::Tally> {
         match self {
-            Tokenizer::HuggingFace { additive: Some(words), inner, .. } => {
-                words.tally(text, inner.get_model(), |piece| self.count_segments(piece))
-            }
+            Tokenizer::HuggingFace { additive: Some(words), inner, .. } => match inner.get_model() {
+                ModelWrapper::WordPiece(model) => words.tally(text, model, |piece| self.count_segments(piece)),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -152,9 +154,10 @@ impl Tokenizer {
     /// Long strings are counted piece by piece (see [`token_segments`]).
     fn count_now(&self, text: &str) -> usize {
         match self {
-            Tokenizer::HuggingFace { additive: Some(words), inner, .. } => {
-                words.count(text, inner.get_model(), |piece| self.count_segments(piece))
-            }
+            Tokenizer::HuggingFace { additive: Some(words), inner, .. } => match inner.get_model() {
+                ModelWrapper::WordPiece(model) => words.count(text, model, |piece| self.count_segments(piece)),
+                _ => self.count_segments(text),
+            },
             _ => self.count_segments(text),
         }
     }

@@ -64,6 +64,17 @@ const PARTS: &[&str] = &[
     "汉字",
     "，",
     "。",
+    "’",
+    "don’t",
+    "“quoted”",
+    "—",
+    "…",
+    "«",
+    "¿",
+    "·",
+    "・",
+    "।",
+    "︰",
     "「",
     "」",
     "！",
@@ -126,6 +137,19 @@ const PARTS: &[&str] = &[
     "Ⅻ",
     "x",
 ];
+
+/// Every char of the Basic Multilingual Plane between, before and after
+/// words: the count cuts words at the punctuation BERT isolates (curly
+/// quotes, dashes, CJK punctuation) and nowhere else but whitespace and
+/// ideographs, and must agree with the whole pipeline on each.
+#[test]
+fn sums_equal_whole_encodes_around_every_bmp_char() {
+    for c in (0..=0xFFFFu32).filter_map(char::from_u32) {
+        let text = format!("don{c}t {c}word{c}{c} naïve{c}x\u{301}");
+        let (ours, whole) = counts(&text);
+        assert_eq!(ours, whole, "U+{:04X} in {text:?}", c as u32);
+    }
+}
 
 fn text_of(picks: &[usize], long_word: bool) -> String {
     let mut text: String = picks.iter().map(|&i| PARTS[i % PARTS.len()]).collect();
