@@ -3,6 +3,8 @@
 //! range?" in O(log n), so strategies can try many candidate ranges without
 //! re-tokenizing or re-scanning text. The document is tokenized once.
 
+mod wordpiece_load;
+
 use crate::error::{Error, Result};
 use std::ops::Range;
 use std::path::Path;
@@ -98,8 +100,9 @@ impl Tokenizer {
         }
         // Read within the tokenizer limit: a FIFO or /dev/zero is refused, not streamed.
         let bytes = crate::input::read_capped(crate::input::Source::Path(&path), &crate::input::Cap::tokenizer()?)?;
-        let mut tok = tokenizers::Tokenizer::from_bytes(&bytes)
-            .map_err(|e| Error::Tokenizer(format!("{} is not a usable tokenizer.json: {e}", path.display())))?;
+        let loaded = wordpiece_load::load(&bytes).map(Ok).unwrap_or_else(|| tokenizers::Tokenizer::from_bytes(&bytes));
+        let mut tok =
+            loaded.map_err(|e| Error::Tokenizer(format!("{} is not a usable tokenizer.json: {e}", path.display())))?;
         // Many tokenizer.json files ship fixed padding and truncation (MiniLM:
         // 128). Counting with them would cap and pad every count.
         tok.with_truncation(None).map_err(|e| Error::Tokenizer(e.to_string()))?;

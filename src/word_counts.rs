@@ -16,7 +16,6 @@ mod wordpiece;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 use tokenizers::models::wordpiece::WordPiece;
 use tokenizers::Model;
 use wordpiece::WordVocab;
@@ -40,14 +39,6 @@ pub struct Additive {
     /// (lowercased when the normalizer lowercases), skipping the pipeline's
     /// per-call cost: Some(lowercase) unless an added token could hide in one.
     direct: Option<bool>,
-    /// What counts those pieces, made from the model on first use.
-    vocab: Arc<OnceLock<Option<WordVocab>>>,
-}
-
-impl std::fmt::Debug for WordVocab {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("WordVocab")
-    }
 }
 
 /// Counts remembered per piece: more than this many per thread and the memo
@@ -190,7 +181,7 @@ impl Additive {
         let direct = (!added.iter().any(|t| is_plain(t))).then_some(lowercase);
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
-        Some(Additive { id, split_cjk, ascii_cuts, unicode_cuts, direct, vocab: Arc::default() })
+        Some(Additive { id, split_cjk, ascii_cuts, unicode_cuts, direct })
     }
 
     /// [`Additive::of`] the tokenizer.json `bytes`, reading only the keys it
@@ -264,7 +255,7 @@ impl Additive {
         encode: impl Fn(&str) -> usize,
         mut f: impl FnMut(&'t str, usize),
     ) {
-        let vocab = self.vocab.get_or_init(|| WordVocab::of(model)).as_ref();
+        let vocab = WordVocab::of(model);
         // Scratch for the lowercased piece and the sub-words tried.
         let (lower, buf) = (RefCell::new(String::new()), RefCell::new(String::new()));
         let count_piece = |piece: &str| match (self.direct, vocab) {
@@ -402,22 +393,30 @@ fn is_space(c: char) -> bool {
 /// Punctuation that BertPreTokenizer isolates (as the `tokenizers` crate
 /// tells it, with the same `unicode_categories` tables), and that no step of
 /// BertNormalizer turns into anything but punctuation: a word ends before
-/// and after it. Looked up in a table of the Basic Multilingual Plane made
-/// once; the rest of Unicode is asked directly.
+/// and after it. Looked up in a table of the Basic Multilingual Plane; the
+/// rest of Unicode is asked directly.
 fn is_bert_punctuation(c: char) -> bool {
     use unicode_categories::UnicodeCategories;
-    static BMP: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {
-        let mut bits = vec![0u64; 1 << 10];
-        for (code, c) in (0..=0xFFFFu32).filter_map(|n| Some((n, char::from_u32(n)?))) {
-            if c.is_punctuation() && stays_punctuation(c) {
-                bits[code as usize >> 6] |= 1 << (code & 63);
-            }
-        }
-        bits
-    });
+    // By pages of 256 code points, each made when a char of it is first
+    // looked up: the whole plane would take a millisecond to make, more
+    // than counting a small file.
+    static BMP: [std::sync::OnceLock<[u64; 4]>; 256] = [const { std::sync::OnceLock::new() }; 256];
+    let punctuation = |c: char| c.is_punctuation() && stays_punctuation(c);
     match c as u32 {
-        code @ 0..=0xFFFF => BMP[code as usize >> 6] >> (code & 63) & 1 == 1,
-        _ => c.is_punctuation() && stays_punctuation(c),
+        code @ 0..=0xFFFF => {
+            let page = BMP[code as usize >> 8].get_or_init(|| {
+                let mut bits = [0u64; 4];
+                let first = code & !0xFF;
+                for n in first..first + 256 {
+                    if char::from_u32(n).is_some_and(punctuation) {
+                        bits[(n as usize & 0xFF) >> 6] |= 1 << (n & 63);
+                    }
+                }
+                bits
+            });
+            page[(code as usize & 0xFF) >> 6] >> (code & 63) & 1 == 1
+        }
+        _ => punctuation(c),
     }
 }
 

@@ -223,6 +223,9 @@ fn sort(findings: &mut [Finding]) {
     findings.sort_by_key(|f| (f.at, f.rule, f.chunk));
 }
 
+/// Texts at least this long are read on two threads (see [`Reading::new`]).
+const PARALLEL_READING: usize = 1 << 18;
+
 /// What the rules read of the whole text, parsed once: its Markdown blocks
 /// and its sentences (when a rule that needs them is on).
 pub struct Reading<'a> {
@@ -235,8 +238,18 @@ pub struct Reading<'a> {
 
 impl<'a> Reading<'a> {
     pub fn new(text: &'a str, opts: &'a LintOptions, tally: Option<&'a SharedTally<'a>>) -> Self {
-        let md = opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown).then(|| markdown::Blocks::parse(text));
-        let prose = opts.enabled(Rule::MidSentence).then(|| prose::Sentences::new(text));
+        let md = || opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown).then(|| markdown::Blocks::parse(text));
+        let prose = || opts.enabled(Rule::MidSentence).then(|| prose::Sentences::new(text));
+        // A large text's blocks are parsed on a second thread while this one
+        // finds its sentences: together they take longer than cutting it.
+        let (md, prose) = match text.len() >= PARALLEL_READING {
+            true => std::thread::scope(|scope| {
+                let md = scope.spawn(md);
+                let prose = prose();
+                (md.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), prose)
+            }),
+            false => (md(), prose()),
+        };
         Reading { text, opts, md, prose, tally }
     }
 

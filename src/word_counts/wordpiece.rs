@@ -5,39 +5,31 @@
 //! not in the vocabulary costs a microsecond or more. A book has tens of
 //! thousands of distinct words and each is counted once per thread, so
 //! those allocations were a third of a `stats` run. This is the same greedy
-//! longest-match-first walk, counting into one reused buffer.
+//! longest-match-first walk, counting into one reused buffer, looking words
+//! up in the model's own vocabulary.
 
-use rustc_hash::FxHashSet;
 use tokenizers::models::wordpiece::WordPiece;
 use tokenizers::Model;
 
-/// The vocabulary and settings one WordPiece count needs.
-pub struct WordVocab {
-    words: FxHashSet<Box<str>>,
-    /// `##` in BERT's vocabularies: marks a sub-word that continues a word.
-    prefix: String,
-    /// Longer words are one unknown token.
-    max_chars: usize,
+/// A WordPiece model that can be counted with.
+#[derive(Clone, Copy)]
+pub struct WordVocab<'m> {
+    model: &'m WordPiece,
 }
 
-impl WordVocab {
+impl<'m> WordVocab<'m> {
     /// None when the model has no unknown token in its vocabulary: its
     /// `tokenize` then fails on an unknown word, and only the whole
     /// pipeline can say what that word counts.
-    pub fn of(model: &WordPiece) -> Option<WordVocab> {
-        let vocab = model.get_vocab();
-        vocab.contains_key(&model.unk_token).then(|| WordVocab {
-            words: vocab.into_keys().map(String::into_boxed_str).collect(),
-            prefix: model.continuing_subword_prefix.clone(),
-            max_chars: model.max_input_chars_per_word,
-        })
+    pub fn of(model: &'m WordPiece) -> Option<WordVocab<'m>> {
+        model.token_to_id(&model.unk_token).map(|_| WordVocab { model })
     }
 
     /// The tokens WordPiece cuts `word` into: `word` is plain ASCII and
     /// already normalized (lowercased when the normalizer lowercases), so a
     /// byte is a char. `buf` is scratch space, kept between calls.
     pub fn count(&self, word: &str, buf: &mut String) -> usize {
-        if word.len() > self.max_chars {
+        if word.len() > self.model.max_input_chars_per_word {
             return 1;
         }
         let mut tokens = 0;
@@ -46,10 +38,10 @@ impl WordVocab {
             let found = (start + 1..=word.len()).rev().find(|&end| {
                 buf.clear();
                 if start > 0 {
-                    buf.push_str(&self.prefix);
+                    buf.push_str(&self.model.continuing_subword_prefix);
                 }
                 buf.push_str(&word[start..end]);
-                self.words.contains(buf.as_str())
+                self.model.token_to_id(buf).is_some()
             });
             match found {
                 Some(end) => {
