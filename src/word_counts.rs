@@ -62,9 +62,16 @@ struct Memo {
     /// and punctuation mark is a piece of its own), by code point: the
     /// count + 1, or 0 when not counted yet. An index instead of a hash.
     chars: Vec<u8>,
+    /// The short pieces met last, one per slot by hash: the few thousand
+    /// most frequent words of a text are nearly all its pieces, and this
+    /// table stays in cache where the whole map does not.
+    recent: Vec<(u128, u32)>,
     short: FxHashMap<u128, u32>,
     long: FxHashMap<Box<str>, u32>,
 }
+
+/// Slots of [`Memo::recent`] (a power of two; 96 KB).
+const RECENT: usize = 1 << 12;
 
 impl Default for Memo {
     fn default() -> Self {
@@ -76,7 +83,7 @@ impl Memo {
     fn new(id: u64) -> Memo {
         // Sized for a book's distinct words: growing rehashes them all.
         let short = FxHashMap::with_capacity_and_hasher(1 << 14, Default::default());
-        Memo { id, chars: Vec::new(), short, long: FxHashMap::default() }
+        Memo { id, chars: Vec::new(), recent: Vec::new(), short, long: FxHashMap::default() }
     }
 
     /// [`Memo::get_or_insert`] for a piece of at most 3 bytes.
@@ -107,7 +114,20 @@ impl Memo {
             self.long.clear();
         }
         match key {
-            Some(key) => *self.short.entry(key).or_insert_with(|| count(piece) as u32),
+            Some(key) => {
+                if self.recent.is_empty() {
+                    // Key 0 is no piece's: a packed key holds its length.
+                    self.recent = vec![(0, 0); RECENT];
+                }
+                let mixed = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let slot = (mixed >> (64 - RECENT.trailing_zeros())) as usize;
+                if self.recent[slot].0 == key {
+                    return self.recent[slot].1;
+                }
+                let n = *self.short.entry(key).or_insert_with(|| count(piece) as u32);
+                self.recent[slot] = (key, n);
+                n
+            }
             None => match self.long.get(piece) {
                 Some(&n) => n,
                 None => *self.long.entry(piece.into()).or_insert(count(piece) as u32),
