@@ -231,14 +231,20 @@ const PARALLEL_READING: usize = 1 << 18;
 pub struct Reading<'a> {
     text: &'a str,
     opts: &'a LintOptions,
-    md: Option<markdown::Blocks>,
+    md: Option<std::sync::Arc<markdown::Blocks>>,
     prose: Option<prose::Sentences>,
     tally: Option<&'a SharedTally<'a>>,
 }
 
 impl<'a> Reading<'a> {
     pub fn new(text: &'a str, opts: &'a LintOptions, tally: Option<&'a SharedTally<'a>>) -> Self {
-        let md = || opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown).then(|| markdown::Blocks::parse(text));
+        // Kept per text: the workbench lints after every key press, and the
+        // text's blocks do not change with the settings.
+        let blocks = || crate::size::doc_cache::get_or_build("lint blocks", text, || Ok(markdown::Blocks::parse(text)));
+        let md = || {
+            let on = opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown);
+            on.then(|| blocks().unwrap_or_else(|_| std::sync::Arc::new(markdown::Blocks::parse(text))))
+        };
         let prose = || opts.enabled(Rule::MidSentence).then(|| prose::Sentences::new(text));
         // A large text's blocks are parsed on a second thread while this one
         // finds its sentences: together they take longer than cutting it.
@@ -260,7 +266,7 @@ impl<'a> Reading<'a> {
         for level in levels(chunks, &opts.config) {
             let cx = LevelCx { text, chunks, level: &level, opts };
             if let Some(s) = &self.prose {
-                prose::mid_sentence(&cx, s, self.md.as_ref(), out);
+                prose::mid_sentence(&cx, s, self.md.as_deref(), out);
             }
             if let Some(b) = &self.md {
                 markdown::split_blocks(&cx, b, out);

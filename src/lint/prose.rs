@@ -16,11 +16,15 @@ pub const REACH_PERCENT: usize = 20;
 
 /// The sentences of the whole text (the project's segmentation: English
 /// abbreviations, Chinese 。！？, Markdown blocks).
-pub struct Sentences(Vec<Range<usize>>);
+pub struct Sentences(std::sync::Arc<Vec<Range<usize>>>);
 
 impl Sentences {
+    /// Kept per text, under the key the sentence strategy keeps them by:
+    /// the workbench lints after every key press, and the sentences do not
+    /// change with the settings.
     pub fn new(text: &str) -> Sentences {
-        Sentences(segment::sentences(text))
+        let all = crate::size::doc_cache::get_or_build("sentences", text, || Ok(segment::sentences(text)));
+        Sentences(all.unwrap_or_else(|_| std::sync::Arc::new(segment::sentences(text))))
     }
 
     /// The index of the sentence `p` lies strictly inside, if any.
