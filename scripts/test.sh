@@ -50,7 +50,8 @@ export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR
 # sentence-transformers' own vectors for tests/st_vectors.rs: pinned torch and
 # sentence-transformers (tests/python/requirements-st.txt) from PyPI into
 # target/st-venv, the fp32 model exported to ONNX in target/st-fp32. About
-# 2 minutes and 6 GB the first time; then only when its pins or script change.
+# 2 minutes and 7 GB free the first time (the venv is removed afterwards);
+# then only when its pins or script change.
 echo "test.sh: sentence-transformers reference (scripts/st-reference.sh)" >&2
 bash scripts/st-reference.sh
 
