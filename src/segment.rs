@@ -25,6 +25,10 @@ const ABBREVIATIONS: &[&str] = &[
     "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 ];
 
+/// The key [`sentences`] of a whole text are kept under in `doc_cache`, by
+/// the sentence strategy and lint alike.
+pub const SENTENCES_KEY: &str = "sentences";
+
 /// Sentence ranges of the whole text.
 pub fn sentences(text: &str) -> Vec<Range<usize>> {
     sentences_in(text, 0..text.len())

@@ -504,7 +504,7 @@ impl SpanIndex {
 pub(crate) mod doc_cache {
     use crate::error::Result;
     use std::any::Any;
-    use std::sync::{Arc, Mutex};
+    use std::sync::{Arc, Condvar, Mutex};
 
     /// Enough for two compared panes with different tokenizers, words,
     /// LangChain's token offsets and search index, Markdown's blocks and
@@ -529,13 +529,64 @@ pub(crate) mod doc_cache {
             return Ok(Arc::new(build()?));
         }
         let key = key(what, text);
-        let hit = lock().iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
-        if let Some(hit) = hit.and_then(|v| v.downcast::<T>().ok()) {
-            return Ok(hit);
+        loop {
+            let hit = lock().iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
+            if let Some(hit) = hit.and_then(|v| v.downcast::<T>().ok()) {
+                return Ok(hit);
+            }
+            // Built ahead on another thread: wait for it rather than build
+            // it twice (then look again; a failed build is built here).
+            let mut ahead = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+            if !ahead.contains(&key) {
+                break;
+            }
+            while ahead.contains(&key) {
+                ahead = BUILT.wait(ahead).unwrap_or_else(|e| e.into_inner());
+            }
         }
         let value = Arc::new(build()?);
         keep(key, value.clone());
         Ok(value)
+    }
+
+    /// Claim (`what`, `text`) for a build ahead, for a [`get_or_build`]
+    /// that another thread will make soon: that one waits for the claim's
+    /// [`Claim::fill`] (or its drop) instead of building it too. None when
+    /// it is kept already, claimed, or the text is small. For threads of
+    /// normal priority only: a waiter must not wait on a background thread
+    /// the scheduler starves.
+    pub fn claim(what: &str, text: &str) -> Option<Claim> {
+        (text.len() >= MIN_BYTES).then_some(())?;
+        let key = key(what, text);
+        let mut ahead = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+        if ahead.contains(&key) || lock().iter().any(|(k, _)| *k == key) {
+            return None;
+        }
+        ahead.push(key.clone());
+        Some(Claim(key))
+    }
+
+    /// Keys claimed for a build ahead, and the signal that one ended.
+    static AHEAD: Mutex<Vec<Key>> = Mutex::new(Vec::new());
+    static BUILT: Condvar = Condvar::new();
+
+    /// A build ahead under way: filled, or dropped unfilled (an error or a
+    /// panic), it wakes whoever waits for it.
+    pub struct Claim(Key);
+
+    impl Claim {
+        /// Keep `value` under the claimed key.
+        pub fn fill<T: Any + Send + Sync>(self, value: T) {
+            keep(self.0.clone(), Arc::new(value));
+        }
+    }
+
+    impl Drop for Claim {
+        fn drop(&mut self) {
+            let mut ahead = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+            ahead.retain(|k| *k != self.0);
+            BUILT.notify_all();
+        }
     }
 
     /// The cached value for (`what`, `text`), if any (never for small texts).
@@ -617,6 +668,34 @@ pub(crate) mod doc_cache {
     fn lock() -> std::sync::MutexGuard<'static, Vec<Entry>> {
         // A panic elsewhere while holding the lock leaves a usable cache.
         CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn a_build_waits_for_a_claim_and_is_not_built_twice() {
+            let text = "claimed ".repeat(MIN_BYTES / 4);
+            let first = claim("test claim", &text).expect("claims");
+            assert!(claim("test claim", &text).is_none(), "claimed once");
+            std::thread::scope(|scope| {
+                let waiter = scope.spawn(|| get_or_build("test claim", &text, || Ok(1usize)));
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                first.fill(2usize);
+                assert_eq!(*waiter.join().expect("joins").expect("built"), 2, "the claim's value, not built again");
+            });
+            // A claim dropped unfilled (its build failed) leaves the build to the waiter.
+            let other = "dropped ".repeat(MIN_BYTES / 4);
+            let dropped = claim("test claim", &other).expect("claims");
+            std::thread::scope(|scope| {
+                let waiter = scope.spawn(|| get_or_build("test claim", &other, || Ok(3usize)));
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                drop(dropped);
+                assert_eq!(*waiter.join().expect("joins").expect("built"), 3);
+            });
+            assert!(claim("test claim", &other).is_none(), "kept: nothing to claim");
+        }
     }
 }
 

@@ -369,12 +369,12 @@ impl Tally {
     /// The tally of a text made of `parts` in order, each the tally of
     /// its own part: a part must end where no piece runs across (after
     /// whitespace).
-    pub fn join(parts: Vec<Tally>) -> Option<Tally> {
+    pub fn join<'p>(parts: impl IntoIterator<Item = &'p Tally>) -> Option<Tally> {
         let mut marks: Vec<(u32, u32)> = vec![(0, 0)];
         for part in parts {
             let (at, before) = *marks.last()?;
             marks.pop();
-            for (p, n) in part.marks {
+            for &(p, n) in &part.marks {
                 marks.push((at.checked_add(p)?, before.checked_add(n)?));
             }
         }

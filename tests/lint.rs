@@ -190,6 +190,41 @@ fn over_model_limit_counts_what_is_embedded() {
     assert_eq!(LintOptions::new(&config(100), DocKind::Text).unwrap().max_tokens, 256);
 }
 
+/// Over-model-limit on a large text counts each chunk from the token tally's
+/// parts (512 KB each, made on another thread, a chunk waiting only for the
+/// parts it lies in): the findings and their counts must be those of
+/// counting every chunk by itself, chunks across part boundaries included,
+/// in English and Chinese, with lint windows of every size.
+#[test]
+fn over_model_limit_from_the_tally_equals_counting_each_chunk() {
+    let read = |name: &str, bytes: usize| {
+        let text = std::fs::read_to_string(common::corpus_file(name)).expect("corpus file");
+        let cut = (0..=bytes.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        text[..cut].to_string()
+    };
+    let text = read("en_war_and_peace.txt", 1_100_000) + &read("zh_rust_book.md", 300_000);
+    let mut cfg = ChunkConfig { size: 700, overlap: 150, ..ChunkConfig::default() };
+    cfg.tokenizer = format!("hf:{}", common::minilm_tokenizer().display());
+    // Low enough that nearly every chunk is a finding that states its count.
+    cfg.lint.max_tokens = Some(40);
+    let opts = LintOptions::new(&cfg, DocKind::Text).expect("lint options");
+    assert!(opts.tokens.as_ref().is_some_and(|t| t.tokenizer.adds_up()), "MiniLM's counts add up");
+    let chunks = Chunker::new(&cfg).expect("chunker").chunk(&text).expect("chunks");
+    let each = chunktui::lint::lint_with(&text, &chunks, &opts, None);
+    let over = each.iter().filter(|f| f.rule == Rule::OverModelLimit).count();
+    assert!(over > 300, "only {over} chunks over the limit: the comparison would say little");
+    for window in [2, 64, 1 << 20] {
+        let streamed = chunktui::lint::with_tally(&text, &opts, |tally| {
+            assert!(tally.is_some(), "a large text is tallied");
+            let mut stream = chunktui::lint::LintStream::with_window(&text, &opts, tally, window);
+            chunks.iter().cloned().for_each(|c| stream.push(c));
+            stream.finish()
+        });
+        assert_eq!(streamed, each, "windows of {window} chunks");
+    }
+    assert_eq!(lint(&text, &chunks, &opts), each, "the whole list, from the tally");
+}
+
 #[test]
 fn rules_switch_off_by_name_and_unknown_names_are_refused() {
     let ranges = cut_after(MD, &["## Install\n", "cargo install x\n"]);

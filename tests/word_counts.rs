@@ -197,7 +197,7 @@ proptest! {
         let cut = text[char_at(&text, split.min(chars))..].find(' ').map(|i| char_at(&text, split.min(chars)) + i + 1);
         if let Some(cut) = cut {
             let parts = vec![ours.tally(&text[..cut]).expect("tallies"), ours.tally(&text[cut..]).expect("tallies")];
-            let joined = chunktui::word_counts::Tally::join(parts).expect("joins");
+            let joined = chunktui::word_counts::Tally::join(&parts).expect("joins");
             prop_assert_eq!(ours.count_in(&joined, &text, range.clone()), expected, "joined at {}: {:?} {:?}", cut, text, range);
         }
     }

@@ -8,7 +8,6 @@ use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::export::write_error;
 use crate::input::Source;
-use crate::lint::SharedTally;
 use crate::measure::{measure, Linting, Measured};
 use crate::stats::Stats;
 use crate::Chunker;
@@ -430,18 +429,16 @@ fn stats(cmd: StatsCmd) -> Result<()> {
     let (config, doc, chunker) = prepare(&cmd.flags, &file)?;
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let linting = !cmd.no_lint && config.lint.enabled;
-    let opts = if linting { Some(super::lint::Report::options(&config, &doc)?) } else { None };
-    // The text's token tally (over-model-limit) is made on the second core
-    // while this one cuts.
     // The table shows the first findings; --json lists them all.
     let keep = (!cmd.json).then_some(super::lint::SHOWN);
-    let run = |tally: Option<&SharedTally<'_>>| {
-        let linting = opts.as_ref().map(|opts| Linting { opts, tally, keep });
-        measure(&chunker, &doc, limit, linting)
-    };
-    let Measured { stats: s, lint, seconds } = match &opts {
-        Some(o) => crate::lint::with_tally(&doc.text, o, run)?,
-        None => run(None)?,
+    let (opts, Measured { stats: s, lint, seconds }) = match linting {
+        true => {
+            let (opts, measured) = super::lint::linted(&config, &doc, |opts, tally| {
+                measure(&chunker, &doc, limit, Some(Linting { opts, tally, keep }))
+            })?;
+            (Some(opts), measured)
+        }
+        false => (None, measure(&chunker, &doc, limit, None)?),
     };
     let lint = match (lint, &opts) {
         (Some(l), Some(o)) => super::lint::Report::of(&doc, l, o),

@@ -7,7 +7,7 @@ use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::lint::{Finding, LintOptions, Linted, Rule};
+use crate::lint::{Finding, LintOptions, Linted, Rule, SharedTally};
 use crate::measure::Linting;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -156,13 +156,28 @@ impl Report {
     }
 }
 
+/// `measure` run with `doc`'s lint options under `config` and the token
+/// tally made beside it ([`crate::lint::with_tally`]). What the rules read
+/// of a large text is parsed ahead on other threads while the model's
+/// tokenizer loads.
+pub fn linted<R>(
+    config: &ChunkConfig,
+    doc: &Document,
+    measure: impl FnOnce(&LintOptions, Option<&SharedTally<'_>>) -> Result<R>,
+) -> Result<(LintOptions, R)> {
+    crate::lint::with_read_ahead(&doc.text, config, doc.kind, || {
+        let opts = Report::options(config, doc)?;
+        let measured = crate::lint::with_tally(&doc.text, &opts, |tally| measure(&opts, tally))?;
+        Ok((opts, measured))
+    })
+}
+
 /// `chunktui lint FILE`: every finding, one per line; exit 1 when any.
 pub fn run(cmd: LintCmd) -> Result<()> {
     let (config, doc, chunker) = super::commands::prepare(&cmd.flags, &cmd.file)?;
     // Cut as `stats` cuts: a large file cut small holds no chunk list.
-    let opts = Report::options(&config, &doc)?;
-    let measured = crate::lint::with_tally(&doc.text, &opts, |tally| {
-        crate::measure::measure(&chunker, &doc, None, Some(Linting { opts: &opts, tally, keep: None }))
+    let (opts, measured) = linted(&config, &doc, |opts, tally| {
+        crate::measure::measure(&chunker, &doc, None, Some(Linting { opts, tally, keep: None }))
     })?;
     let report = Report::of(&doc, measured.lint.unwrap_or_default(), &opts);
     let name = cmd.file.display().to_string();

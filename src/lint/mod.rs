@@ -236,11 +236,51 @@ pub struct Reading<'a> {
     tally: Option<&'a SharedTally<'a>>,
 }
 
+/// Where a text's Markdown blocks are kept: the workbench lints after every
+/// key press, and the blocks do not change with the settings.
+const BLOCKS_KEY: &str = "lint blocks";
+
+/// Parse what [`Reading::new`] will read of a large `text` linted under
+/// `config`, now, on this thread (and a second): `stats` and `lint` do it
+/// while the model's tokenizer loads, and the reading then waits for it
+/// rather than parse the text again.
+pub fn read_ahead(text: &str, config: &crate::config::ChunkConfig, kind: crate::document::DocKind) {
+    if text.len() < PARALLEL_READING {
+        return;
+    }
+    let rules = options::rules_for(config, kind);
+    let md = rules.iter().any(|r| r.spec().scope == Scope::Markdown);
+    let blocks = md.then(|| crate::size::doc_cache::claim(BLOCKS_KEY, text)).flatten();
+    let sentences = rules.contains(&Rule::MidSentence).then(|| prose::Sentences::claim(text)).flatten();
+    std::thread::scope(|scope| {
+        if let Some(claim) = blocks {
+            scope.spawn(move || claim.fill(markdown::Blocks::parse(text)));
+        }
+        if let Some(claim) = sentences {
+            claim.fill(crate::segment::sentences(text));
+        }
+    });
+}
+
+/// Run `f` while other threads [`read_ahead`] what lint reads of a large `text`.
+pub fn with_read_ahead<R>(
+    text: &str,
+    config: &crate::config::ChunkConfig,
+    kind: crate::document::DocKind,
+    f: impl FnOnce() -> R,
+) -> R {
+    if text.len() < PARALLEL_READING {
+        return f();
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(|| read_ahead(text, config, kind));
+        f()
+    })
+}
+
 impl<'a> Reading<'a> {
     pub fn new(text: &'a str, opts: &'a LintOptions, tally: Option<&'a SharedTally<'a>>) -> Self {
-        // Kept per text: the workbench lints after every key press, and the
-        // text's blocks do not change with the settings.
-        let blocks = || crate::size::doc_cache::get_or_build("lint blocks", text, || Ok(markdown::Blocks::parse(text)));
+        let blocks = || crate::size::doc_cache::get_or_build(BLOCKS_KEY, text, || Ok(markdown::Blocks::parse(text)));
         let md = || {
             let on = opts.rules.iter().any(|r| r.spec().scope == Scope::Markdown);
             on.then(|| blocks().unwrap_or_else(|_| std::sync::Arc::new(markdown::Blocks::parse(text))))
@@ -278,8 +318,7 @@ impl<'a> Reading<'a> {
                 prose::tiny_fragment(&cx, out);
             }
             if let Some(t) = &opts.tokens {
-                let tally = self.tally.and_then(SharedTally::get);
-                prose::over_model_limit(&cx, t, tally, out);
+                prose::over_model_limit(&cx, t, self.tally, out);
             }
         }
         for f in &mut out[from..] {

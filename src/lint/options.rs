@@ -39,6 +39,27 @@ pub fn default_model_max_tokens() -> usize {
     })
 }
 
+/// The rules on for a document of `kind` under `config`.
+pub fn rules_for(config: &ChunkConfig, kind: DocKind) -> Vec<Rule> {
+    let mut config = config.clone();
+    config.normalize();
+    enabled(&config, kind)
+}
+
+/// [`rules_for`] a normalized config.
+fn enabled(config: &ChunkConfig, kind: DocKind) -> Vec<Rule> {
+    let applies = |scope| match scope {
+        Scope::Any => true,
+        Scope::Prose => matches!(kind, DocKind::Text | DocKind::Markdown),
+        Scope::Markdown => kind == DocKind::Markdown,
+    };
+    RULES
+        .iter()
+        .filter(|r| r.default_on && !config.lint.off.iter().any(|o| o == r.name) && applies(r.scope))
+        .map(|r| r.rule)
+        .collect()
+}
+
 /// Less text than this is counted on one thread: a thread's start and its
 /// cold memo of word counts would cost more than they save.
 const PARALLEL_BYTES: usize = 1 << 20;
@@ -124,16 +145,7 @@ impl LintOptions {
         if !problems.is_empty() {
             return Err(Error::config(problems.join("\n")));
         }
-        let applies = |scope| match scope {
-            Scope::Any => true,
-            Scope::Prose => matches!(kind, DocKind::Text | DocKind::Markdown),
-            Scope::Markdown => kind == DocKind::Markdown,
-        };
-        let rules: Vec<Rule> = RULES
-            .iter()
-            .filter(|r| r.default_on && !config.lint.off.iter().any(|o| o == r.name) && applies(r.scope))
-            .map(|r| r.rule)
-            .collect();
+        let rules = enabled(&config, kind);
         let sizer = Sizer::for_unit(config.unit, &config.tokenizer)?;
         let tokens = match (rules.contains(&Rule::OverModelLimit), model) {
             (false, _) => None,

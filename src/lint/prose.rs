@@ -1,8 +1,7 @@
 //! The prose and size rules: mid-sentence, tiny-fragment, over-model-limit.
 
-use super::{Finding, LevelCx, Rule, TokenCount};
+use super::{Finding, LevelCx, Rule, SharedTally, TokenCount};
 use crate::segment;
-use crate::word_counts::Tally;
 use std::ops::Range;
 
 /// mid-sentence's reach, in percent of the chunk's own length: a cut inside
@@ -23,8 +22,14 @@ impl Sentences {
     /// the workbench lints after every key press, and the sentences do not
     /// change with the settings.
     pub fn new(text: &str) -> Sentences {
-        let all = crate::size::doc_cache::get_or_build("sentences", text, || Ok(segment::sentences(text)));
+        let all = crate::size::doc_cache::get_or_build(segment::SENTENCES_KEY, text, || Ok(segment::sentences(text)));
         Sentences(all.unwrap_or_else(|_| std::sync::Arc::new(segment::sentences(text))))
+    }
+
+    /// Claim `text`'s sentences for a build ahead ([`super::read_ahead`]),
+    /// to be filled with `segment::sentences(text)`.
+    pub fn claim(text: &str) -> Option<crate::size::doc_cache::Claim> {
+        crate::size::doc_cache::claim(segment::SENTENCES_KEY, text)
     }
 
     /// The index of the sentence `p` lies strictly inside, if any.
@@ -138,7 +143,7 @@ pub fn tiny_fragment(cx: &LevelCx<'_>, out: &mut Vec<Finding>) {
 /// the default model's `max_seq_length`, 256), special tokens included when
 /// the model's own tokenizer counts. The model reads only the first tokens:
 /// the rest of the chunk is in the index but can never be found.
-pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, tally: Option<&Tally>, out: &mut Vec<Finding>) {
+pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, tally: Option<&SharedTally<'_>>, out: &mut Vec<Finding>) {
     let max = cx.opts.max_tokens;
     // A token covers at least one byte: a short text cannot be over.
     let candidates: Vec<(usize, &str, bool)> = cx
@@ -155,7 +160,7 @@ pub fn over_model_limit(cx: &LevelCx<'_>, t: &TokenCount, tally: Option<&Tally>,
         Some(tally) => candidates
             .iter()
             .map(|&(i, text, embedded)| match embedded {
-                false => t.tokenizer.count_in(tally, cx.text, cx.chunks[i].range.clone()) + t.specials,
+                false => tally.count(cx.chunks[i].range.clone()).map_or_else(|| t.count(text), |n| n + t.specials),
                 true => t.count(text),
             })
             .collect(),

@@ -15,9 +15,11 @@
 use super::{Finding, LintOptions, Linted, Reading, SharedTally};
 use crate::chunk::Chunk;
 
-/// Chunks of a level held before its window is linted (a hierarchical
-/// cut's chunks carry ids: ~330 bytes each, three levels 16 MB).
-const WINDOW: usize = 1 << 14;
+/// Chunks of a level held before its window is linted: few, so that lint
+/// (and the token tally's parts it counts from) keeps pace with the cut
+/// instead of all waiting for its end, and a hierarchical cut's chunks (they
+/// carry ids, ~330 bytes each) take little room.
+const WINDOW: usize = 1 << 10;
 
 pub struct LintStream<'a> {
     reading: Reading<'a>,

@@ -2,9 +2,11 @@
 //! that cutting and the other rules leave free (see [`with_tally`]).
 //!
 //! The text is split into parts at whitespace (where no piece runs across)
-//! and the parts are taken in order by a second thread. Whoever needs the
-//! tally first takes the parts still left, so a tally that is late never
-//! leaves a core idle.
+//! and the parts are taken in order by a second thread. A chunk is counted
+//! from the parts it lies in, as soon as they are made: lint, which follows
+//! the cut, waits only for the parts it has reached. A reader that reaches a
+//! part no one took makes it itself, so a tally that is late never leaves a
+//! core idle.
 
 use super::LintOptions;
 use crate::size::Tokenizer;
@@ -26,7 +28,9 @@ pub struct SharedTally<'a> {
     parts: Vec<Range<usize>>,
     next: AtomicUsize,
     /// Each part's tally once made; `Some(None)` when it failed.
-    done: Mutex<Vec<Option<Option<Tally>>>>,
+    done: Vec<OnceLock<Option<Tally>>>,
+    /// Held to wait for a part (`made` is signalled after each).
+    waiting: Mutex<()>,
     made: Condvar,
     whole: OnceLock<Option<Arc<Tally>>>,
     /// Keep the whole in `doc_cache` for the next lint of the same text.
@@ -36,9 +40,9 @@ pub struct SharedTally<'a> {
 impl<'a> SharedTally<'a> {
     fn new(text: &'a str, tokenizer: &'a Tokenizer, keep: bool) -> Self {
         let parts = parts(text, PART_BYTES);
-        let done = Mutex::new((0..parts.len()).map(|_| None).collect());
-        let (next, made, whole) = (AtomicUsize::new(0), Condvar::new(), OnceLock::new());
-        SharedTally { text, tokenizer, parts, next, done, made, whole, keep }
+        let done = (0..parts.len()).map(|_| OnceLock::new()).collect();
+        let (next, waiting, made, whole) = (AtomicUsize::new(0), Mutex::new(()), Condvar::new(), OnceLock::new());
+        SharedTally { text, tokenizer, parts, next, done, waiting, made, whole, keep }
     }
 
     /// A tally already made: nothing is left to take.
@@ -51,15 +55,33 @@ impl<'a> SharedTally<'a> {
 
     /// Take and make parts until none is left.
     fn work(&self) {
+        while self.take_one() {}
+    }
+
+    /// Take the next part and make it; false when none was left.
+    fn take_one(&self) -> bool {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let Some(range) = self.parts.get(i) else { return false };
+        let text = &self.text[range.clone()];
+        // Stored whatever happens: readers wait for every part they need.
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.tokenizer.tally(text)));
+        let _ = self.done[i].set(made.ok().flatten());
+        let _lock = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        self.made.notify_all();
+        true
+    }
+
+    /// Part `i`'s tally (None when it could not be made): made here when
+    /// no one took it yet; while another thread makes it, the parts after
+    /// it are taken, then it is waited for.
+    fn part(&self, i: usize) -> Option<&Tally> {
+        while self.done[i].get().is_none() && self.take_one() {}
+        let mut lock = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            let Some(range) = self.parts.get(i) else { return };
-            let text = &self.text[range.clone()];
-            // Stored whatever happens: the reader waits for every part.
-            let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.tokenizer.tally(text)));
-            let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-            done[i] = Some(made.ok().flatten());
-            self.made.notify_all();
+            if let Some(part) = self.done[i].get() {
+                return part.as_ref();
+            }
+            lock = self.made.wait(lock).unwrap_or_else(|e| e.into_inner());
         }
     }
 
@@ -68,12 +90,7 @@ impl<'a> SharedTally<'a> {
     pub fn get(&self) -> Option<&Tally> {
         self.whole
             .get_or_init(|| {
-                self.work();
-                let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-                while done.iter().any(Option::is_none) {
-                    done = self.made.wait(done).unwrap_or_else(|e| e.into_inner());
-                }
-                let parts: Option<Vec<Tally>> = done.iter_mut().map(|p| p.take().flatten()).collect();
+                let parts: Option<Vec<&Tally>> = (0..self.parts.len()).map(|i| self.part(i)).collect();
                 let whole = Arc::new(Tally::join(parts?)?);
                 if self.keep {
                     crate::size::doc_cache::put(&cache_key(self.tokenizer), self.text, whole.clone());
@@ -81,6 +98,26 @@ impl<'a> SharedTally<'a> {
                 Some(whole)
             })
             .as_deref()
+    }
+
+    /// The tokens of `text[range]` (specials not included), from the parts
+    /// that hold it: a stream of chunks in text order waits only for the
+    /// parts it has reached, not for the whole. None when one of them
+    /// could not be made.
+    pub fn count(&self, range: Range<usize>) -> Option<usize> {
+        if self.keep || self.whole.get().is_some() {
+            return Some(self.tokenizer.count_in(self.get()?, self.text, range));
+        }
+        let first = self.parts.partition_point(|p| p.end <= range.start);
+        let mut total = 0;
+        for (i, part) in self.parts.iter().enumerate().skip(first) {
+            if part.start >= range.end {
+                break;
+            }
+            let within = range.start.max(part.start) - part.start..range.end.min(part.end) - part.start;
+            total += self.tokenizer.count_in(self.part(i)?, &self.text[part.clone()], within);
+        }
+        Some(total)
     }
 }
 

@@ -64,7 +64,7 @@ pub fn chunk_into(text: &str, index: &SizeIndex<'_>, cfg: &ChunkConfig, out: &mu
     // The sentences depend on the text alone: kept per text, so that a key
     // press in the workbench re-packs them without reading the text again
     // (in the middle of a 9 MB file that reading was most of the cut).
-    let all = doc_cache::get_or_build("sentences", text, || Ok(sentences(text)))
+    let all = doc_cache::get_or_build(crate::segment::SENTENCES_KEY, text, || Ok(sentences(text)))
         .unwrap_or_else(|_| std::sync::Arc::new(sentences(text)));
     all.iter().cloned().for_each(&mut take);
     if let (Some(f), Some(l)) = (open.as_slice().first(), open.as_slice().last()) {
