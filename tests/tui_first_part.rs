@@ -5,7 +5,8 @@
 //! delivered early) and reaches past the screen, or, for a strategy that
 //! cuts the stretch around the screen on its own (markdown's sections,
 //! recursive and html between oversize paragraphs, hierarchical's top
-//! level, fixed character windows), exactly the result's chunks there, drawn without numbers. Either is
+//! level, fixed character windows, LangChain's header sections),
+//! exactly the result's chunks there, drawn without numbers. Either is
 //! drawn while the header and panels say "counting…", and the whole result
 //! is what `chunktui chunk` gives.
 
@@ -68,12 +69,20 @@ fn cut(doc: &Document, config: &ChunkConfig) -> Cut {
             assert_eq!(m.panes[0].drawn_chunks(), &first.0[..], "{}: the part is drawn", config.strategy);
             assert_eq!(m.panes[0].drawn_numbered(), first.1, "{}: numbered only from the start", config.strategy);
             if !first.1 {
-                // Chunk numbers are not known yet: the gutter marks chunk starts with `·`.
+                // Chunk numbers are not known yet: the gutter marks chunk
+                // starts with `·` (none when one chunk runs over the screen).
                 let area = Rect::new(0, 0, 120, 40);
                 let mut buf = ratatui::buffer::Buffer::empty(area);
                 view::render(&m, &view::theme::Theme::dark(), area, &mut buf);
                 let gutters = (0..40).filter(|&y| (0..8).any(|x| buf[(x, y)].symbol() == "·")).count();
-                assert!(gutters > 0, "{}: unnumbered chunk starts in the gutter", config.strategy);
+                // `screen` is the rows drawn and as many below; the first
+                // 20 rows are surely drawn.
+                let drawn = screen.start..m.layout.start_of(m.top + 20);
+                let starts =
+                    |on: &std::ops::Range<usize>| first.0.iter().filter(|c| on.contains(&c.range.start)).count();
+                let name = config.strategy;
+                assert!(starts(&drawn) == 0 || gutters > 0, "{name}: unnumbered chunk starts in the gutter");
+                assert!(gutters == 0 || starts(&screen) > 0, "{name}: marks only where chunks start");
             }
             assert_eq!(view::chunk_count(&m, 0), "counting…", "{}: no count before the whole cut", config.strategy);
             let stats = view::side::stats_lines(&m, 0, &view::theme::Theme::dark());
@@ -164,6 +173,7 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
         StrategyKind::Hierarchical,
         StrategyKind::Html,
         StrategyKind::Fixed,
+        StrategyKind::LangchainMarkdownHeader,
     ] {
         assert!(cut_alone.contains(&want), "{want} cut the stretch on screen alone: {cut_alone:?}");
     }
