@@ -5,7 +5,8 @@
 //! delivered early) and reaches past the screen, or, for a strategy that
 //! cuts the stretch around the screen on its own (markdown's sections,
 //! recursive and html between oversize paragraphs, hierarchical's top
-//! level, fixed character windows, LangChain's header sections),
+//! level, fixed character windows, LangChain's header sections, sentence
+//! between sentences over the size),
 //! exactly the result's chunks there, drawn without numbers. Either is
 //! drawn while the header and panels say "counting…", and the whole result
 //! is what `chunktui chunk` gives.
@@ -174,6 +175,7 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
         StrategyKind::Html,
         StrategyKind::Fixed,
         StrategyKind::LangchainMarkdownHeader,
+        StrategyKind::Sentence,
     ] {
         assert!(cut_alone.contains(&want), "{want} cut the stretch on screen alone: {cut_alone:?}");
     }

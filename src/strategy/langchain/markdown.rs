@@ -147,6 +147,8 @@ struct Out<'a, 'e> {
     within: Range<usize>,
     /// A chunk has begun past `within`: no chunk to hand over is left.
     done: bool,
+    /// Where the first chunk past `within` begins, once one has.
+    done_at: Option<usize>,
     emit: &'e mut dyn FnMut(Chunk),
 }
 
@@ -170,8 +172,16 @@ impl Out<'_, '_> {
             self.hand_over(done);
         }
         let begun = self.last.as_ref().map_or(0, |b| b.range.start);
-        self.done |= begun >= self.within.end;
+        self.past(begun);
         Ok(())
+    }
+
+    /// Note a chunk that begins at `start`: done when that is past `within`.
+    fn past(&mut self, start: usize) {
+        if start >= self.within.end && !self.done {
+            self.done = true;
+            self.done_at = Some(start);
+        }
     }
 
     /// The last block, once the text is read.
@@ -183,7 +193,7 @@ impl Out<'_, '_> {
 
     fn hand_over(&mut self, b: Block) {
         if !self.within.contains(&b.range.start) {
-            self.done |= b.range.start >= self.within.end;
+            self.past(b.range.start);
             return;
         }
         let size = self.len.len(&b.content);
@@ -235,7 +245,7 @@ impl<'a, 'e> Reader<'a, 'e> {
             }
         }
         let (each_line, strip_headers) = (lc.return_each_line, lc.strip_headers);
-        let out = Out { text, len, each_line, strip_headers, last: None, within, done: false, emit };
+        let out = Out { text, len, each_line, strip_headers, last: None, within, done: false, done_at: None, emit };
         Reader {
             out,
             headers,
@@ -387,18 +397,28 @@ fn chunk_starting_in(
     reader.finish()
 }
 
-/// Where the chunk holding the text at `at` starts at the earliest (see
-/// [`Reader::open_start`]): the lines before it are only followed.
-fn chunk_start_before(text: &str, cfg: &ChunkConfig, at: usize) -> Result<usize> {
+/// The stretch from where the chunk holding the text at `screen.start`
+/// can start (see [`Reader::open_start`]) to where the first chunk that
+/// starts past `screen` starts (or the text's end): it holds every chunk
+/// that starts in it whole. The lines are only followed.
+fn stretch_around(text: &str, cfg: &ChunkConfig, screen: Range<usize>) -> Result<Range<usize>> {
     let len = LenFn::Chars;
     let mut none = |_: Chunk| {};
-    let mut reader = Reader::new(text, cfg, &len, usize::MAX..usize::MAX, &mut none);
-    let at = at.min(text.len());
+    let mut reader = Reader::new(text, cfg, &len, usize::MAX..screen.end, &mut none);
+    let at = screen.start.min(text.len());
     let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..at]).map_or(0, |i| i + 1);
-    for line in lines(text).take_while(|l| l.end < line_start) {
+    let mut lines = lines(text).peekable();
+    while let Some(line) = lines.next_if(|l| l.end < line_start) {
         reader.line(line)?;
     }
-    Ok(reader.open_start(line_start))
+    let start = reader.open_start(line_start);
+    for line in lines {
+        reader.line(line)?;
+        if let Some(next) = reader.out.done_at {
+            return Ok(start..next.max(start));
+        }
+    }
+    Ok(start..text.len())
 }
 
 /// One step of `aggregate_lines_to_chunks`: add block `b` to `last`, the
@@ -461,13 +481,13 @@ impl Strategy for HeaderSections {
         chunk_each(text, cx.config, &LenFn::new(cx.sizer), emit)
     }
 
-    /// From where the chunk on the screen's first line can start to the
-    /// screen's end. The lines before are only followed, not gathered (a
-    /// tenth of the work of cutting them), so this costs a few
-    /// milliseconds where the pass reaches the middle of a 9 MB text in 20.
+    /// From where the chunk on the screen's first line can start to where
+    /// the first chunk past the screen starts ([`stretch_around`]). The
+    /// lines are only followed, not gathered (a fraction of the work of
+    /// cutting them): a few milliseconds where the pass reaches the middle
+    /// of a 9 MB text in 10–20.
     fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
-        let start = chunk_start_before(text, cx.config, screen.start).ok()?;
-        Some(start..screen.end.max(start).min(text.len()))
+        stretch_around(text, cx.config, screen).ok()
     }
 
     /// The whole cut's chunks that start in `region`, the lines before it
@@ -527,11 +547,10 @@ mod tests {
                 }
                 for (at, _) in text.char_indices() {
                     let screen = at..(at + 3).min(text.len());
-                    let Ok(start) = chunk_start_before(text, &cfg, at) else {
+                    let Ok(region) = stretch_around(text, &cfg, screen.clone()) else {
                         assert!(cut.is_err(), "{text:?} at {at}: only the whole cut fails");
                         continue;
                     };
-                    let region = start..screen.end;
                     let mut alone = Vec::new();
                     let got = chunk_starting_in(text, &cfg, &len, region.clone(), &mut |c| alone.push(c));
                     let flags = format!("{headers:?} each_line {each_line} strip {strip_headers}, {text:?} at {at}");
@@ -539,6 +558,7 @@ mod tests {
                         Err(_) => assert!(got.is_err() || alone.iter().all(|c| c.range.end < screen.start), "{flags}"),
                         Ok(()) => {
                             let there: Vec<&Chunk> = whole.iter().filter(|c| region.contains(&c.range.start)).collect();
+                            assert!(there.iter().all(|c| c.range.end <= region.end), "{flags}: whole chunks");
                             assert_eq!(alone.iter().collect::<Vec<_>>(), there, "{flags}");
                             let on_screen = |c: &&Chunk| c.range.start < screen.end && c.range.end > screen.start;
                             assert!(whole.iter().filter(on_screen).all(|c| alone.contains(c)), "{flags}");
