@@ -200,6 +200,11 @@ impl<'a, 't> Packer<'a, 't> {
     }
 }
 
+/// Bytes searched on each side of the screen for a piece over the size (see
+/// [`fresh_around`]). Past this the stretch would cost about as much as the
+/// cut from the top.
+pub const FRESH_SEARCH: usize = 256 * 1024;
+
 /// The stretch holding `screen` that a packing of `pieces` (complete,
 /// consecutive pieces near the screen, in order) starts and ends afresh:
 /// the ends of the nearest pieces around the screen that are over the size

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::segment::{push_trimmed, sentences, EachRange, RangeSink};
 use crate::size::doc_cache;
 use crate::size::SizeIndex;
-use crate::strategy::pack::fresh_around;
+use crate::strategy::pack::{fresh_around, FRESH_SEARCH as SEARCH};
 use crate::strategy::recursive::{self, Sep, Separators};
 use crate::strategy::Window;
 use std::ops::Range;
@@ -120,7 +120,6 @@ impl Strategy for Sentences {
     /// screen (or the text's start) to the end of the nearest one after it
     /// (or the text's end), looked for within 256 KB of the screen.
     fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
-        const SEARCH: usize = 256 * 1024;
         let index = cx.size_index(text).ok()?;
         let all = sentences_of(text);
         let from = all.partition_point(|s| s.end + SEARCH <= screen.start);

@@ -13,12 +13,8 @@
 use super::{Sep, Separators};
 use crate::segment::trim_range;
 use crate::size::{ceil_char_boundary, floor_char_boundary, SizeIndex};
-use crate::strategy::pack::fresh_around;
+use crate::strategy::pack::{fresh_around, FRESH_SEARCH as SEARCH};
 use std::ops::Range;
-
-/// Bytes searched on each side of the screen for an oversize piece. Past
-/// this the stretch would cost about as much as the cut from the top.
-const SEARCH: usize = 256 * 1024;
 
 /// The stretch holding `screen` that starts and ends where the cut of
 /// `text` (by `seps`, at `size`) starts afresh: after an oversize
