@@ -54,7 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         #[cfg(feature = "embed")]
         Some(Command::Setup(args)) => crate::cli::setup::run(&args),
         #[cfg(feature = "tui")]
-        Some(Command::Bench(args)) => crate::tui::bench::run(&args),
+        Some(Command::Bench(args)) => crate::tui::bench::run(&args, cli.flags.resolve()?),
         None => open(cli),
     }
 }

@@ -28,7 +28,8 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 What it measures, with the real chunker thread and an off-screen terminal:
-  - for every strategy that needs no model, --changes size changes (the + and - keys), with
+  - for every strategy that needs no model, each starting from the settings given (--config and
+    the chunking flags, e.g. --unit tokens; the defaults otherwise), --changes size changes (the + and - keys), with
     the screen at the top of the document and again in its middle: the time from the key
     press to the frame that shows the new chunks on screen (p50, p95, max; target p95 <
     16 ms), and to the frame with every chunk counted (the full pass: stats, list);
@@ -39,7 +40,8 @@ Time a release build (cargo build --release): a debug build is several times slo
 Examples:
   chunktui bench ../shared/corpus/en_rust_book.md       the README's numbers (1.2 MB Markdown)
   chunktui bench samples/guide.md --changes 10 --big-mb 1
-  chunktui bench big.md -s sentence,langchain-token       two strategies only")]
+  chunktui bench big.md -s sentence,langchain-token       two strategies only
+  chunktui bench big.md --unit tokens --size 256 -s recursive,langchain-recursive   in cl100k tokens")]
 pub struct BenchArgs {
     /// Document to time (Markdown or text); also repeated to make the big file.
     #[arg(value_name = "FILE")]
@@ -116,7 +118,9 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
-pub fn run(args: &BenchArgs) -> Result<()> {
+/// Time the workbench on `args.file`, each strategy starting from `start`
+/// (the command line's chunking settings).
+pub fn run(args: &BenchArgs, start: ChunkConfig) -> Result<()> {
     let path = &args.file;
     let doc = Document::load(path, false)?;
     let screen = Rect::new(0, 0, args.width, args.height);
@@ -131,7 +135,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         args.changes
     );
     let rt = Runtime::new(None);
-    let config = ChunkConfig::default();
+    let config = start;
     let mut m = Model::new(doc, config.clone(), config.clone(), screen);
     for cmd in update::start(&mut m) {
         rt.exec(cmd);
@@ -167,7 +171,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     for strategy in all.into_iter().filter(|k| args.strategy.is_empty() || args.strategy.iter().any(|s| s == k.name()))
     {
+        // Each strategy from the same settings, not those the one before left.
+        m.panes[0].config = config.clone();
         m.panes[0].config.strategy = strategy;
+        m.panes[0].config.normalize();
         // The same changes with the screen at the top, then in the middle.
         m.top = 0;
         let (top, mut full): (Vec<Duration>, Vec<Duration>) =
