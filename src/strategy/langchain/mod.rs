@@ -20,6 +20,7 @@
 //! - [`token`]. `TokenTextSplitter` (`split_text_on_tokens`) over tiktoken.
 //! - [`markdown`]. `MarkdownHeaderTextSplitter`.
 
+mod lengths;
 pub mod markdown;
 mod search;
 pub mod semantic;
@@ -186,6 +187,9 @@ pub struct Placer<'t, 'l> {
     replacement_in_text: Option<bool>,
     /// The text's gram index, once a search had to look far.
     grams: Option<std::sync::Arc<GramIndex>>,
+    /// `length_function` of a range of the text, when the splitter has a
+    /// remembering one (see [`split::Measure`]).
+    measured: Option<&'l dyn Fn(Range<usize>) -> usize>,
 }
 
 impl<'t, 'l> Placer<'t, 'l> {
@@ -199,7 +203,14 @@ impl<'t, 'l> Placer<'t, 'l> {
             previous_len: 0,
             replacement_in_text: None,
             grams: None,
+            measured: None,
         }
+    }
+
+    /// Measure chunks that are slices of the text with `measured`.
+    pub fn measuring(mut self, measured: &'l dyn Fn(Range<usize>) -> usize) -> Self {
+        self.measured = Some(measured);
+        self
     }
 
     /// The chunk of `raw`, placed after the chunks placed before it.
@@ -223,9 +234,10 @@ impl<'t, 'l> Placer<'t, 'l> {
         } else {
             None
         };
-        let size = raw.size.unwrap_or_else(|| match self.len {
-            LenFn::Chars => len_cp,
-            LenFn::Sizer(_) => self.len.len(s),
+        let size = raw.size.unwrap_or_else(|| match (self.len, self.measured, &raw.text) {
+            (LenFn::Chars, _, _) => len_cp,
+            (LenFn::Sizer(_), Some(measured), None) => measured(raw.range.clone()),
+            (LenFn::Sizer(_), _, _) => self.len.len(s),
         });
         let chunk = match found {
             Some(at) => {

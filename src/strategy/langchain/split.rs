@@ -5,6 +5,7 @@
 //! strings. A merged chunk is built as a `String` only when it is not a
 //! verbatim slice (dropped empty splits, a regex pattern used as the joiner).
 
+use super::lengths::Remembered;
 use super::{bytes_eq, check_special_tokens, py_strip, py_strip_range, LenFn, Placer, Raw};
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, Unit};
@@ -13,8 +14,8 @@ use crate::size::CharIndex;
 use crate::strategy::{collect_each, Context, OverlapRule, SizeRule, Spec, Strategy};
 use crate::strategy::{regex_size_limit, regex_too_big, Window};
 use memchr::memmem;
+use rustc_hash::FxHashMap;
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::HashMap;
 use std::ops::Range;
 
 /// LangChain's `keep_separator`: `True` behaves as `"start"`.
@@ -515,36 +516,57 @@ impl Merge<'_> {
 
 /// `length_function(split)`, remembering the lengths of single characters
 /// (the `""` separator measures every character of a text on its own).
-struct Measure<'a> {
+/// One per cut: the splits and the chunks placed from them are measured
+/// through it.
+pub struct Measure<'a> {
     text: &'a str,
     len: &'a LenFn<'a>,
-    chars: RefCell<HashMap<char, usize>>,
+    chars: RefCell<FxHashMap<char, usize>>,
     /// The text's char index, when lengths are chars: a long split is
     /// measured from two samples rather than read again.
     index: Option<CharIndex<'a>>,
+    /// The lengths in words or tokens of the text's splits, kept from the
+    /// last cuts of the same document.
+    known: Option<Remembered>,
 }
 
 /// Splits at least this long are measured through the char index.
 const INDEXED: usize = 256;
 
 impl<'a> Measure<'a> {
-    fn new(text: &'a str, len: &'a LenFn<'a>) -> Self {
+    pub fn new(text: &'a str, len: &'a LenFn<'a>) -> Self {
         let index = matches!(len, LenFn::Chars).then(|| CharIndex::of(text));
-        Measure { text, len, chars: RefCell::new(HashMap::new()), index }
+        let known = match len {
+            LenFn::Chars => None,
+            LenFn::Sizer(sizer) => {
+                let tokenizer = sizer.tokenizer.as_ref().map_or("", |t| t.name());
+                Remembered::of(&format!("{} {tokenizer}", sizer.unit), text)
+            }
+        };
+        Measure { text, len, chars: RefCell::new(FxHashMap::default()), index, known }
     }
 
-    fn of(&self, r: Range<usize>) -> usize {
+    /// `length_function(text[r])`.
+    pub fn of(&self, r: Range<usize>) -> usize {
         if let (Some(index), true) = (&self.index, r.len() >= INDEXED) {
             return index.count(r);
         }
-        let s = &self.text[r];
+        let s = &self.text[r.clone()];
         if let LenFn::Chars = self.len {
             return self.len.len(s);
         }
         let mut chars = s.chars();
         match (chars.next(), chars.next()) {
             (Some(c), None) => *self.chars.borrow_mut().entry(c).or_insert_with(|| self.len.len(s)),
-            _ => self.len.len(s),
+            _ => self.remembered(r, s),
+        }
+    }
+
+    /// The length of split `r` (`s`), remembered from the last cuts.
+    fn remembered(&self, r: Range<usize>, s: &str) -> usize {
+        match &self.known {
+            Some(known) => known.get_or(r.start, r.end, || self.len.len(s)),
+            None => self.len.len(s),
         }
     }
 }
@@ -560,7 +582,8 @@ fn regex_count(is_regex: bool, raws: &[&str]) -> usize {
 
 /// `CharacterTextSplitter.split_text`, each chunk handed to `out` as the
 /// merge closes it.
-pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>, out: &mut dyn FnMut(Raw)) -> Result<()> {
+pub fn character(text: &str, cfg: &ChunkConfig, measure: &Measure<'_>, out: &mut dyn FnMut(Raw)) -> Result<()> {
+    let len = measure.len;
     let lc = &cfg.langchain;
     let keep = Keep::from_config(lc.keep_separator, false);
     let count = regex_count(lc.is_separator_regex, &[&lc.separator]);
@@ -570,7 +593,6 @@ pub fn character(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>, out: &mut dyn F
     let merge_sep = if keep != Keep::No || lookaround { "" } else { lc.separator.as_str() };
     let m = Merge { text, size: cfg.size, overlap: cfg.overlap, strip: lc.strip_whitespace };
     let mut merger = Merger::new(&m, merge_sep, len.len(merge_sep));
-    let measure = Measure::new(text, len);
     split_with_regex(text, 0..text.len(), &sep, keep, &mut |r| {
         let n = measure.of(r.clone());
         merger.push(r, n, out);
@@ -585,7 +607,8 @@ pub const DEFAULT_SEPARATORS: [&str; 4] = ["\n\n", "\n", " ", ""];
 
 /// `RecursiveCharacterTextSplitter.split_text`, each chunk handed to `out`
 /// as the merge closes it.
-pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>, out: &mut dyn FnMut(Raw)) -> Result<()> {
+pub fn recursive(text: &str, cfg: &ChunkConfig, measure: &Measure<'_>, out: &mut dyn FnMut(Raw)) -> Result<()> {
+    let len = measure.len;
     let lc = &cfg.langchain;
     // `separators or [...]`: an empty list means the defaults too.
     let raws: Vec<&str> = match &lc.separators {
@@ -602,7 +625,7 @@ pub fn recursive(text: &str, cfg: &ChunkConfig, len: &LenFn<'_>, out: &mut dyn F
         sep_lens: &sep_lens,
         keep: Keep::from_config(lc.keep_separator, true),
         len,
-        measure: Measure::new(text, len),
+        measure,
     };
     rec.split(0..text.len(), 0, out)
 }
@@ -613,7 +636,7 @@ struct Recursive<'a> {
     sep_lens: &'a [usize],
     keep: Keep,
     len: &'a LenFn<'a>,
-    measure: Measure<'a>,
+    measure: &'a Measure<'a>,
 }
 
 impl Recursive<'_> {
@@ -720,7 +743,7 @@ fn in_text_order(cfg: &ChunkConfig, recursive: bool) -> bool {
 
 /// [`character`] or [`recursive`]: the raw chunks of a text, each handed to
 /// the sink as the merge closes it.
-type Split = fn(&str, &ChunkConfig, &LenFn<'_>, &mut dyn FnMut(Raw)) -> Result<()>;
+type Split = fn(&str, &ChunkConfig, &Measure<'_>, &mut dyn FnMut(Raw)) -> Result<()>;
 
 /// LangChain's character splitters: split and merge, then place each chunk
 /// where `add_start_index` would, one at a time as the merge closes it.
@@ -748,8 +771,13 @@ impl Strategy for Splitter {
 
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         check_special_tokens(text, cx.sizer)?;
-        let len = LenFn::new(cx.sizer);
-        let mut placer = Placer::new(text, cx.config.overlap, &len);
-        (self.split)(text, cx.config, &len, &mut |raw| emit(placer.place(raw)))
+        // The text is looked up several times (char index, lengths, gram index): hashed once.
+        crate::size::doc_cache::pinned(text, || {
+            let len = LenFn::new(cx.sizer);
+            let measure = Measure::new(text, &len);
+            let measured = |r: Range<usize>| measure.of(r);
+            let mut placer = Placer::new(text, cx.config.overlap, &len).measuring(&measured);
+            (self.split)(text, cx.config, &measure, &mut |raw| emit(placer.place(raw)))
+        })
     }
 }
