@@ -507,9 +507,10 @@ pub(crate) mod doc_cache {
     use std::sync::{Arc, Condvar, Mutex};
 
     /// Enough for two compared panes with different tokenizers, words,
-    /// LangChain's token offsets and search index, Markdown's blocks and
-    /// outlines, sentences and the gram index of LangChain's placement.
-    const KEEP: usize = 16;
+    /// LangChain's token offsets, search index and split lengths,
+    /// Markdown's blocks and outlines, sentences and the gram index of
+    /// LangChain's placement.
+    const KEEP: usize = 20;
 
     type Key = (String, usize, u64);
     type Entry = (Key, Arc<dyn Any + Send + Sync>);
