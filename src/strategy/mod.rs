@@ -82,6 +82,29 @@ pub trait Strategy: Send + Sync {
         Ok(())
     }
 
+    /// [`Strategy::chunk_each`], handing `early` the whole cut's chunks
+    /// around `screen` as soon as the pass has them, before its stream
+    /// reaches the screen: a run of consecutive chunks of the whole list
+    /// holding every chunk that meets the screen. For a strategy whose
+    /// stream reaches a screen deep in the text late but that can find the
+    /// chunks there sooner in the same pass ([`Strategy::hands_screen_early`]);
+    /// by default `early` is never called.
+    fn chunk_each_around(
+        &self,
+        text: &str,
+        cx: &Context<'_>,
+        _screen: Range<usize>,
+        _early: &mut dyn FnMut(Vec<Chunk>),
+        emit: &mut dyn FnMut(Chunk),
+    ) -> Result<()> {
+        self.chunk_each(text, cx, emit)
+    }
+
+    /// Whether [`Strategy::chunk_each_around`] calls `early`.
+    fn hands_screen_early(&self) -> bool {
+        false
+    }
+
     /// Cut each of `ranges` of `text` as a text of its own, the chunks' ranges
     /// into `text`: how the hierarchical strategy cuts each parent into its
     /// children. By default each slice is cut alone (and measured alone: a
@@ -357,6 +380,44 @@ impl Configured {
             }),
             None => self.strategy.chunk_each(text, &cx, emit),
         }
+    }
+
+    /// [`Configured::chunk_each_in`] of a strategy that needs no model,
+    /// handing `early` the chunks around `screen` first where the strategy
+    /// can ([`Strategy::chunk_each_around`]).
+    pub fn chunk_each_around_in(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        control: Control<'_>,
+        screen: Range<usize>,
+        early: &mut dyn FnMut(Vec<Chunk>),
+        emit: &mut dyn FnMut(Chunk),
+    ) -> Result<()> {
+        let cx = Context { config: &self.config, sizer: &self.sizer, model: None, control, structure, index: None };
+        match structure {
+            // Pages and element paths, as chunk_in gives them.
+            Some(s) => self.strategy.chunk_each_around(
+                text,
+                &cx,
+                screen,
+                &mut |mut around| {
+                    s.annotate(&mut around);
+                    early(around)
+                },
+                &mut |mut c| {
+                    s.annotate(std::slice::from_mut(&mut c));
+                    emit(c)
+                },
+            ),
+            None => self.strategy.chunk_each_around(text, &cx, screen, early, emit),
+        }
+    }
+
+    /// Whether [`Configured::chunk_each_around_in`] hands the chunks on a
+    /// screen over early.
+    pub fn hands_screen_early(&self) -> bool {
+        self.cuts_each() && self.strategy.hands_screen_early()
     }
 
     /// [`Configured::chunk_within`] of the whole text as one range, each

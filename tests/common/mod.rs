@@ -99,6 +99,7 @@ pub fn run_and_check_in(
     checker.check(cfg, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
     if structure.is_none() {
         check_regions(&chunker, checker.text, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
+        check_screen_early(&chunker, checker.text, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
     }
     Ok(Some(chunks))
 }
@@ -126,6 +127,53 @@ fn check_regions(chunker: &Chunker, text: &str, chunks: &[Chunk]) -> Result<(), 
                 "the stretch {region:?} around {screen:?} cut alone differs from the whole cut there:\n  alone:\n    {}\n  whole:\n    {}",
                 show_all(&alone),
                 show_all(&whole)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Where the strategy hands the chunks on a screen over early in its pass
+/// (what the workbench shows first deep in a long document), the pass
+/// still hands over the whole cut, and the early chunks are a run of
+/// consecutive chunks of it that holds every chunk meeting the screen.
+/// Screens at the quarters of the text.
+fn check_screen_early(chunker: &Chunker, text: &str, chunks: &[Chunk]) -> Result<(), String> {
+    if !chunker.hands_screen_early() {
+        return Ok(());
+    }
+    let boundary = |at: usize| (at.min(text.len())..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    for quarter in 1..=3 {
+        let start = boundary(text.len() * quarter / 4);
+        let screen = start..boundary(start + 40);
+        let (mut early, mut streamed) = (None, Vec::new());
+        chunker
+            .chunk_each_around_in(
+                text,
+                None,
+                chunktui::embedding::Control::none(),
+                screen.clone(),
+                &mut |around| early = Some(around),
+                &mut |c| streamed.push(c),
+            )
+            .map_err(|e| format!("the pass with the screen {screen:?} first: {e}"))?;
+        if streamed != chunks {
+            return Err(format!("the pass with the screen {screen:?} first did not hand over the whole cut"));
+        }
+        let early = early.ok_or_else(|| format!("the chunks on the screen {screen:?} never came early"))?;
+        let at = (0..=chunks.len().saturating_sub(early.len())).find(|&i| chunks[i..].starts_with(&early));
+        let Some(at) = at else {
+            return Err(format!(
+                "the {} chunks handed over early for the screen {screen:?} are not a run of the whole cut",
+                early.len()
+            ));
+        };
+        let meets = |c: &Chunk| c.range.start < screen.end && c.range.end > screen.start;
+        if let Some(missed) = chunks.iter().enumerate().find(|(i, c)| meets(c) && !(at..at + early.len()).contains(i)) {
+            return Err(format!(
+                "chunk {} ({}) meets the screen {screen:?} but was not handed over early",
+                missed.0,
+                show(text, &missed.1.range)
             ));
         }
     }

@@ -175,6 +175,7 @@ const PARENTS_PER_CALL: usize = 1 << 14;
 /// A chunk of some level, compact: the chunk with its metadata is made only
 /// when it is handed over (the chunks held waiting for their place cost
 /// ~70 bytes each).
+#[derive(Clone)]
 struct Entry {
     range: Range<usize>,
     size: usize,
@@ -201,7 +202,25 @@ impl Strategy for Hierarchical {
     /// before it (see `walk`), so an error at a lower level can come after
     /// some chunks.
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
-        self.walk(text, 0..text.len(), cx, &mut |e| emit(e.into_chunk()))
+        self.walk(text, 0..text.len(), cx, None, &mut |e| emit(e.into_chunk()))
+    }
+
+    /// The levels below the top are cut only once the top level has passed
+    /// the screen: the parents around it first, then all the rest. So the
+    /// screen waits for the base's cut up to it, not for every level's.
+    fn chunk_each_around(
+        &self,
+        text: &str,
+        cx: &Context<'_>,
+        screen: Range<usize>,
+        early: &mut dyn FnMut(Vec<Chunk>),
+        emit: &mut dyn FnMut(Chunk),
+    ) -> Result<()> {
+        self.walk(text, 0..text.len(), cx, Some((screen, early)), &mut |e| emit(e.into_chunk()))
+    }
+
+    fn hands_screen_early(&self) -> bool {
+        true
     }
 
     /// The top level's stretch: a child lies in its parent, and a chunk's id
@@ -223,7 +242,7 @@ impl Strategy for Hierarchical {
     fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
         let cut = |r: &Range<usize>| {
             let mut chunks = Vec::new();
-            self.walk(text, r.clone(), cx, &mut |e| chunks.push(e.into_chunk()))?;
+            self.walk(text, r.clone(), cx, None, &mut |e| chunks.push(e.into_chunk()))?;
             Ok(chunks)
         };
         ranges.iter().map(cut).collect()

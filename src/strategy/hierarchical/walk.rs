@@ -26,6 +26,7 @@ use std::sync::Arc;
 /// level were made before it).
 type Key = (usize, u8, usize, u64);
 
+#[derive(Clone)]
 struct Keyed(Key, Entry);
 
 impl PartialEq for Keyed {
@@ -50,6 +51,9 @@ impl Ord for Keyed {
 
 /// A chunk whose children are cut next: its range and id.
 type Parent = (Range<usize>, u64);
+
+/// A screen whose chunks are wanted early, and who wants them.
+pub(super) type Early<'e> = (Range<usize>, &'e mut dyn FnMut(Vec<Chunk>));
 
 /// Top-level chunks spanning this many bytes have their children cut
 /// before more top-level chunks are gathered: the first chunks are handed
@@ -76,6 +80,9 @@ struct Walk<'w, 'c> {
     /// The metadata of the chunk made last, shared with the next when equal
     /// (a section's chunks carry the same heading path).
     last_meta: Option<Arc<ChunkMeta>>,
+    /// The screen whose chunks go out first, until they have: meanwhile
+    /// the top level is gathered, not cut further.
+    early: Option<Early<'w>>,
     emit: &'w mut dyn FnMut(Entry),
 }
 
@@ -83,15 +90,17 @@ impl Hierarchical {
     /// Hand every chunk to `emit`, in list order.
     /// `range` is the whole text, or a stretch the base cuts alone
     /// ([`Strategy::region_around`](crate::strategy::Strategy::region_around)).
+    /// With `early`, the chunks around its screen go to it first.
     pub(super) fn walk(
         &self,
         text: &str,
         range: Range<usize>,
         cx: &Context<'_>,
+        early: Option<Early<'_>>,
         emit: &mut dyn FnMut(Entry),
     ) -> Result<()> {
         // Each batch of parents looks the text up (a markdown base's outline).
-        crate::size::doc_cache::pinned(text, || self.walk_pinned(text, range, cx, emit))
+        crate::size::doc_cache::pinned(text, || self.walk_pinned(text, range, cx, early, emit))
     }
 
     fn walk_pinned(
@@ -99,6 +108,7 @@ impl Hierarchical {
         text: &str,
         range: Range<usize>,
         cx: &Context<'_>,
+        early: Option<Early<'_>>,
         emit: &mut dyn FnMut(Entry),
     ) -> Result<()> {
         let index = cx.size_index(text)?;
@@ -114,6 +124,7 @@ impl Hierarchical {
             top_from: 0,
             batch: Vec::new(),
             last_meta: None,
+            early: early.map(|(screen, early)| (screen, early as &mut dyn FnMut(Vec<Chunk>))),
             emit,
         };
         let (size, base) = &self.levels[0];
@@ -177,13 +188,55 @@ impl Hierarchical {
 impl Walk<'_, '_> {
     /// The next top-level chunk, in text order.
     fn top(&mut self, c: Chunk) -> Result<()> {
+        if self.early.as_ref().is_some_and(|(screen, _)| c.range.start >= screen.end) {
+            self.hand_early(c.range.start)?;
+        }
         self.top_from = c.range.start;
         let parent = self.add(0, c, None);
         self.batch.push(parent);
         let spans = self.batch.last().map_or(0, |l| l.0.end) - self.batch.first().map_or(0, |f| f.0.start);
-        if self.batch.len() >= PARENTS_PER_CALL || spans >= BATCH_BYTES {
+        if self.early.is_none() && (self.batch.len() >= PARENTS_PER_CALL || spans >= BATCH_BYTES) {
             self.cut_batch()?;
         }
+        Ok(())
+    }
+
+    /// Hand the early screen its chunks, once no top-level chunk still to
+    /// come starts before `next`: every chunk of the whole list that starts
+    /// from the least start of the top chunks meeting the screen (or the
+    /// screen's start) up to `next`. Those are consecutive in the list, and
+    /// each lies in a gathered top chunk that reaches into that stretch, so
+    /// cutting those alone makes them all. Their ids and order are those
+    /// of the whole cut: a chunk's id is made of its ancestors', and chunks
+    /// of one level are made in their parents' order either way.
+    fn hand_early(&mut self, next: usize) -> Result<()> {
+        let Some((screen, early)) = self.early.take() else { return Ok(()) };
+        let meets = |p: &&Parent| p.0.end > screen.start && p.0.start < screen.end;
+        let from = self.batch.iter().filter(meets).map(|p| p.0.start).fold(screen.start, usize::min);
+        let within = |start: usize| start >= from && start < next;
+        let parents: Vec<Parent> = self.batch.iter().filter(|p| p.0.end > from && p.0.start < next).cloned().collect();
+        // Every top chunk is still held: none is handed over before the screen's.
+        let mut found: Vec<Keyed> =
+            self.pending.iter().map(|k| k.0.clone()).filter(|k| k.0 .1 == 0 && within(k.0 .0)).collect();
+        let mut ignore = |_: Entry| {};
+        let mut below = Walk {
+            h: self.h,
+            text: self.text,
+            index: self.index,
+            cx: self.cx,
+            pending: BinaryHeap::new(),
+            made: vec![0; self.made.len()],
+            uncut: vec![usize::MAX; self.uncut.len()],
+            top_from: 0, // nothing is handed to `ignore`: all stays in `pending`
+            batch: Vec::new(),
+            last_meta: None,
+            early: None,
+            emit: &mut ignore,
+        };
+        below.descend(1, &parents)?;
+        found.extend(below.pending.into_iter().map(|k| k.0).filter(|k| within(k.0 .0)));
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        early(found.into_iter().map(|k| k.1.into_chunk()).collect());
         Ok(())
     }
 
@@ -254,6 +307,7 @@ impl Walk<'_, '_> {
 
     /// The last batch, and everything still held.
     fn finish(mut self) -> Result<()> {
+        self.hand_early(usize::MAX)?;
         self.cut_batch()?;
         self.top_from = usize::MAX;
         self.release();

@@ -77,10 +77,10 @@ fn chunk_streaming(
 ) -> Result<(Vec<Chunk>, Stats), String> {
     let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
     let mut first = first;
+    // Near the top the text before the screen costs nothing to cut.
+    let deep = first.as_ref().is_some_and(|(screen, _)| screen.start >= NEAR_THE_TOP);
     if let Some((screen, part)) = first.as_mut() {
         // The middle of a long document without the text before it.
-        // Near the top the text before the screen costs nothing to cut.
-        let deep = screen.start >= NEAR_THE_TOP;
         if let Some(region) = deep.then(|| chunker.region_around(text, structure, screen.clone())).flatten() {
             let mut around = chunker.chunk_region(text, region, ctl).map_err(|e| e.to_string())?;
             if let Some(s) = structure {
@@ -94,15 +94,27 @@ fn chunk_streaming(
     let chunks = match first {
         Some((screen, part)) if chunker.streams() => {
             let mut chunks = Vec::new();
-            let mut sent = false;
+            // The chunks on screen from the stream, unless the pass handed them over before.
+            let sent = std::cell::Cell::new(false);
+            let part = std::cell::RefCell::new(part);
             let mut emit = |c: Chunk| {
-                if !sent && c.range.start >= screen.end {
-                    sent = true;
-                    part(&chunks, true);
+                if !sent.get() && c.range.start >= screen.end {
+                    sent.set(true);
+                    (part.borrow_mut())(&chunks, true);
                 }
                 chunks.push(c);
             };
-            chunker.chunk_each_in(text, structure, None, ctl, &mut emit).map_err(|e| e.to_string())?;
+            let mut early = |around: Vec<Chunk>| {
+                if !sent.replace(true) {
+                    (part.borrow_mut())(&around, false);
+                }
+            };
+            if deep && chunker.hands_screen_early() {
+                chunker.chunk_each_around_in(text, structure, ctl, screen.clone(), &mut early, &mut emit)
+            } else {
+                chunker.chunk_each_in(text, structure, None, ctl, &mut emit)
+            }
+            .map_err(|e| e.to_string())?;
             chunks
         }
         Some((screen, part)) => {
