@@ -235,7 +235,7 @@ impl Walk<'_, '_> {
         };
         below.descend(1, &parents)?;
         found.extend(below.pending.into_iter().map(|k| k.0).filter(|k| within(k.0 .0)));
-        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found.sort_by_key(|k| k.0);
         early(found.into_iter().map(|k| k.1.into_chunk()).collect());
         Ok(())
     }
