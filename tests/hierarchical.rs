@@ -199,3 +199,40 @@ fn jsonl_carries_level_id_and_parent_id() {
     // Markdown as the base: children keep the heading path of the whole document.
     assert!(recs.iter().any(|r| r["meta"]["level"] == 1 && r["meta"]["headings"][0] == "Changelog"), "{recs:?}");
 }
+
+/// Deep in a text, the screen's chunks come early while the top-level
+/// chunks held for them stay few (262,144); past that, tiny chunks in a
+/// huge text, they come with the stream as before. Either way the pass
+/// hands over the whole cut.
+#[test]
+fn the_screen_comes_early_unless_that_holds_too_many_top_chunks() {
+    let text = "ab cd\n".repeat(100_000); // 200,000 top-level chunks of "ab" and "cd" at size 2
+    let cfg = hier(Unit::Chars, &[2, 1], 0, StrategyKind::Recursive);
+    let chunker = Chunker::new(&cfg).unwrap();
+    let whole = chunker.chunk(&text).unwrap();
+    let tops = whole.iter().filter(|c| c.meta.level == Some(0)).count();
+    assert_eq!(tops, 200_000, "the text is cut as the test assumes");
+    let pass = |text: &str, at: usize| {
+        let (mut early, mut streamed) = (None, Vec::new());
+        let screen = at..at + 40;
+        chunker
+            .chunk_each_around_in(
+                text,
+                None,
+                chunktui::embedding::Control::none(),
+                screen,
+                &mut |e| early = Some(e),
+                &mut |c| streamed.push(c),
+            )
+            .unwrap();
+        (early, streamed)
+    };
+    let (early, streamed) = pass(&text, text.len() / 2);
+    assert_eq!(streamed, whole);
+    let early = early.expect("100,000 top chunks before the screen are held for it");
+    assert!(!early.is_empty() && early.iter().all(|c| c.range.end > text.len() / 2 - 40));
+    let bigger = text.repeat(3); // 600,000 top chunks; the screen past the first 262,144
+    let (early, streamed) = pass(&bigger, bigger.len() / 2);
+    assert!(early.is_none(), "{} chunks handed over early past the limit", early.map_or(0, |e| e.len()));
+    assert_eq!(streamed, chunker.chunk(&bigger).unwrap());
+}

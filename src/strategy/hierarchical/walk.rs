@@ -52,6 +52,10 @@ impl Ord for Keyed {
 /// A chunk whose children are cut next: its range and id.
 type Parent = (Range<usize>, u64);
 
+/// Top-level chunks held, uncut, while the screen's chunks are wanted
+/// early (~25 MB with their entries); past this they are not.
+const HELD_FOR_SCREEN: usize = 1 << 18;
+
 /// A screen whose chunks are wanted early, and who wants them.
 pub(super) type Early<'e> = (Range<usize>, &'e mut dyn FnMut(Vec<Chunk>));
 
@@ -190,6 +194,11 @@ impl Walk<'_, '_> {
     fn top(&mut self, c: Chunk) -> Result<()> {
         if self.early.as_ref().is_some_and(|(screen, _)| c.range.start >= screen.end) {
             self.hand_early(c.range.start)?;
+        }
+        if self.early.is_some() && self.batch.len() >= HELD_FOR_SCREEN {
+            // A tiny size deep in a huge text: the screen's chunks come with
+            // the stream instead, as they did before.
+            self.early = None;
         }
         self.top_from = c.range.start;
         let parent = self.add(0, c, None);
