@@ -226,7 +226,7 @@ impl Walk<'_, '_> {
         let parents: Vec<Parent> = self.batch.iter().filter(|p| p.0.end > from && p.0.start < next).cloned().collect();
         // Every top chunk is still held: none is handed over before the screen's.
         let mut found: Vec<Keyed> =
-            self.pending.iter().map(|k| k.0.clone()).filter(|k| k.0 .1 == 0 && within(k.0 .0)).collect();
+            self.pending.iter().filter(|k| k.0 .0 .1 == 0 && within(k.0 .0 .0)).map(|k| k.0.clone()).collect();
         let mut ignore = |_: Entry| {};
         let mut below = Walk {
             h: self.h,
