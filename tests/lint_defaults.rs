@@ -37,10 +37,10 @@ fn assert_at_most_2_percent(name: &str, file: &Path) {
 fn the_samples_have_no_findings() {
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     let mut checked = 0;
-    for entry in std::fs::read_dir(&samples).unwrap() {
-        let path = entry.unwrap().path();
+    // samples/ and its folders (samples/code: a source file per language).
+    for path in files_under(&samples) {
         // Documents only: the question file is not one.
-        if !path.is_file() || path.extension().is_some_and(|e| e == "jsonl") {
+        if path.extension().is_some_and(|e| e == "jsonl") {
             continue;
         }
         let out = Command::new(BIN).arg("lint").arg(&path).output().unwrap();
@@ -53,7 +53,62 @@ fn the_samples_have_no_findings() {
         );
         checked += 1;
     }
-    assert!(checked >= 5, "only {checked} samples checked");
+    assert!(checked >= 12, "only {checked} samples checked");
+}
+
+/// Every file under `dir`, in its folders too, in path order.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The source folder of crate `name` at the version Cargo.lock pins, as
+/// cargo unpacked it to build chunktui: code from other projects that every
+/// machine building the tests has.
+fn crate_source(name: &str) -> std::path::PathBuf {
+    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
+    let entry = format!("name = \"{name}\"\nversion = \"");
+    let at = lock.find(&entry).unwrap_or_else(|| panic!("{name} is not in Cargo.lock")) + entry.len();
+    let version = &lock[at..at + lock[at..].find('"').unwrap()];
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(&std::env::var_os("HOME").expect("HOME is set")).join(".cargo"));
+    let registry = home.join("registry/src");
+    let found = std::fs::read_dir(&registry)
+        .unwrap_or_else(|e| panic!("{}: {e} (run `cargo fetch` to unpack the crates)", registry.display()))
+        .map(|e| e.unwrap().path().join(format!("{name}-{version}")))
+        .find(|p| p.is_dir());
+    found.unwrap_or_else(|| panic!("{name}-{version} is not unpacked under {} (run `cargo fetch`)", registry.display()))
+}
+
+/// Source code gets its own default size (400 characters): Rust from four
+/// crates of other projects, file by file as a user would lint them, has
+/// under 2 % of its chunks flagged and at most 0.5 % over the model's input. At the
+/// prose default (700) a third were over.
+#[test]
+fn rust_from_other_projects_stays_under_two_percent() {
+    let (mut chunks, mut flagged, mut over) = (0, 0, Vec::new());
+    for name in ["regex-syntax", "serde", "clap_builder", "ratatui"] {
+        let rs = files_under(&crate_source(name)).into_iter().filter(|p| p.extension().is_some_and(|e| e == "rs"));
+        for file in rs.filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 2000)).take(15) {
+            let (count, found) = lint_counts(&file);
+            chunks += count;
+            flagged += found.iter().map(|(_, n)| n).sum::<u64>();
+            over.extend(found.into_iter().filter(|(rule, _)| rule == "over-model-limit").map(|f| (file.clone(), f)));
+        }
+    }
+    assert!(chunks > 1000, "only {chunks} chunks, too few to judge");
+    assert!(flagged * 50 <= chunks, "{flagged} findings in {chunks} chunks (over 2 %)");
+    assert!(over.len() * 200 <= chunks as usize, "over the model's input: {over:?}");
 }
 
 #[test]

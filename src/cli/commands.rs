@@ -143,11 +143,20 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
     // Prose (Markdown included), not code, whose letters are mostly CJK.
     let language = crate::document::DocKind::language(file).filter(|&l| l != "markdown");
     let cjk = language.is_none() && mostly_cjk(file);
+    let code = crate::document::DocKind::from_extension(file) == Some(crate::document::DocKind::Code);
     // The default size fits the default model: in CJK text a character is a
-    // word piece, so 700 characters would be about 700 pieces of its 256.
+    // word piece, so 700 characters would be about 700 pieces of its 256;
+    // code runs to about two characters a piece.
     let default_chars = flags.size.is_none() && flags.unit.is_none() && config.unit == crate::config::Unit::Chars;
-    if cjk && default_chars && config.size == crate::config::DEFAULT_SIZE {
-        config.size = crate::config::DEFAULT_CJK_SIZE;
+    let size_for_file = if cjk {
+        Some(crate::config::DEFAULT_CJK_SIZE)
+    } else if code {
+        Some(crate::config::DEFAULT_CODE_SIZE)
+    } else {
+        None
+    };
+    if let Some(size) = size_for_file.filter(|_| default_chars && config.size == crate::config::DEFAULT_SIZE) {
+        config.size = size;
         if flags.overlap.is_none() {
             config.overlap = ChunkConfig::overlap_for_size(config.size);
         }

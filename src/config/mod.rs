@@ -52,6 +52,14 @@ pub const DEFAULT_SIZE: usize = 700;
 /// is a word piece of its own.
 pub const DEFAULT_CJK_SIZE: usize = 240;
 
+/// The default size for source code (and JSON, YAML, TOML: files whose
+/// extension says code), which the command line picks by the file as it
+/// picks [`DEFAULT_CJK_SIZE`]. Identifiers, operators and indentation run
+/// to about two characters a word piece: at 700, a third of the chunks of
+/// 150 Rust files from crates.io were over the model's input; at 400, under
+/// a tenth of a percent (Python: 5 % and under 0.1 %).
+pub const DEFAULT_CODE_SIZE: usize = 400;
+
 /// The tokenizer used when `unit = "tokens"` and none is named.
 pub const DEFAULT_TOKENIZER: &str = "cl100k_base";
 
