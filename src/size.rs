@@ -463,9 +463,18 @@ pub struct SpanIndex {
     /// Span ends, sorted, when they are not already in order in `spans`
     /// (they normally are: no copy then).
     ends: Option<Vec<u32>>,
+    /// How many spans start before each multiple of [`SpanIndex::BUCKET`]
+    /// bytes, and how many end before it: a count reads a bucket of a few
+    /// spans instead of binary-searching millions (packers in tokens ask
+    /// for sizes millions of times a pass, and that search was 70–90 % of
+    /// it on a 9 MB text).
+    started_before: Vec<u32>,
+    ended_before: Vec<u32>,
 }
 
 impl SpanIndex {
+    const BUCKET: usize = 64;
+
     pub fn new(mut spans: Vec<(u32, u32)>) -> Self {
         if !spans.is_sorted_by_key(|s| s.0) {
             spans.sort_unstable();
@@ -475,7 +484,38 @@ impl SpanIndex {
             ends.sort_unstable();
             ends
         });
-        SpanIndex { spans, ends }
+        let started_before = Self::table(&spans, |s| s.0);
+        let ended_before = match &ends {
+            Some(ends) => Self::table(ends, |&e| e),
+            None => Self::table(&spans, |s| s.1),
+        };
+        SpanIndex { spans, ends, started_before, ended_before }
+    }
+
+    /// For each multiple b·BUCKET up to past the last key, how many of the
+    /// `sorted` keys are below it.
+    fn table<T>(sorted: &[T], key: impl Fn(&T) -> u32) -> Vec<u32> {
+        let last = sorted.last().map_or(0, |t| key(t) as usize);
+        let buckets = last / Self::BUCKET + 1;
+        let mut table = Vec::with_capacity(buckets + 1);
+        let mut i = 0;
+        for b in 0..=buckets {
+            while i < sorted.len() && (key(&sorted[i]) as usize) < b * Self::BUCKET {
+                i += 1;
+            }
+            table.push(i as u32);
+        }
+        table
+    }
+
+    /// How many of the `sorted` keys are below `t`, by `table` (see [`Self::table`]).
+    fn below<T>(sorted: &[T], key: impl Fn(&T) -> u32, table: &[u32], t: usize) -> usize {
+        let b = t / Self::BUCKET;
+        if b + 1 >= table.len() {
+            return sorted.len();
+        }
+        let (lo, hi) = (table[b] as usize, table[b + 1] as usize);
+        lo + sorted[lo..hi].partition_point(|k| (key(k) as usize) < t)
     }
 
     /// Units whose span overlaps `range`: started before its end, ended after its start.
@@ -483,10 +523,11 @@ impl SpanIndex {
         if range.end <= range.start {
             return 0;
         }
-        let started = self.spans.partition_point(|s| (s.0 as usize) < range.end);
+        let started = Self::below(&self.spans, |s| s.0, &self.started_before, range.end);
+        // Ended at or before the start: below start + 1.
         let ended = match &self.ends {
-            Some(ends) => ends.partition_point(|&e| (e as usize) <= range.start),
-            None => self.spans.partition_point(|s| (s.1 as usize) <= range.start),
+            Some(ends) => Self::below(ends, |&e| e, &self.ended_before, range.start + 1),
+            None => Self::below(&self.spans, |s| s.1, &self.ended_before, range.start + 1),
         };
         started.saturating_sub(ended)
     }
@@ -752,6 +793,27 @@ pub fn ceil_char_boundary(text: &str, mut at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The bucketed count is the plain one: spans that started before
+        /// the range's end less those that ended by its start, for spans in
+        /// order and spans whose ends are not (snapped outwards, nested).
+        #[test]
+        fn span_counts_read_from_buckets_are_the_plain_counts(
+            raw in proptest::collection::vec((0u32..700, 0u32..90), 0..300),
+            queries in proptest::collection::vec((0usize..900, 0usize..200), 1..40),
+        ) {
+            let spans: Vec<(u32, u32)> = raw.iter().map(|&(s, len)| (s, s + len)).collect();
+            let index = SpanIndex::new(spans.clone());
+            for (start, len) in queries {
+                let range = start..start + len;
+                let plain = spans.iter().filter(|&&(s, e)| (s as usize) < range.end && (e as usize) > range.start).count();
+                let want = if range.is_empty() { 0 } else { plain };
+                prop_assert_eq!(index.count(range.clone()), want, "{:?}", range);
+            }
+        }
+    }
 
     #[test]
     fn char_index_matches_chars_count_on_mixed_text() {
