@@ -147,8 +147,9 @@ struct Out<'a, 'e> {
     within: Range<usize>,
     /// A chunk has begun past `within`: no chunk to hand over is left.
     done: bool,
-    /// Where the first chunk past `within` begins, once one has.
-    done_at: Option<usize>,
+    /// The range of the chunk that began before `within` (not handed over)
+    /// and reaches furthest.
+    skipped: Range<usize>,
     emit: &'e mut dyn FnMut(Chunk),
 }
 
@@ -178,9 +179,8 @@ impl Out<'_, '_> {
 
     /// Note a chunk that begins at `start`: done when that is past `within`.
     fn past(&mut self, start: usize) {
-        if start >= self.within.end && !self.done {
+        if start >= self.within.end {
             self.done = true;
-            self.done_at = Some(start);
         }
     }
 
@@ -193,6 +193,9 @@ impl Out<'_, '_> {
 
     fn hand_over(&mut self, b: Block) {
         if !self.within.contains(&b.range.start) {
+            if b.range.start < self.within.start && b.range.end > self.skipped.end {
+                self.skipped = b.range.clone();
+            }
             self.past(b.range.start);
             return;
         }
@@ -245,7 +248,7 @@ impl<'a, 'e> Reader<'a, 'e> {
             }
         }
         let (each_line, strip_headers) = (lc.return_each_line, lc.strip_headers);
-        let out = Out { text, len, each_line, strip_headers, last: None, within, done: false, done_at: None, emit };
+        let out = Out { text, len, each_line, strip_headers, last: None, within, done: false, skipped: 0..0, emit };
         Reader {
             out,
             headers,
@@ -345,16 +348,8 @@ impl<'a, 'e> Reader<'a, 'e> {
         Ok(())
     }
 
-    /// Where the chunk that will hold the text from `at` on can start at
-    /// the earliest, once the lines before `at` are read: the held block's
-    /// start (the next block may join it), else the open block's.
-    fn open_start(&self, at: usize) -> usize {
-        let held = self.out.last.as_ref().map(|b| b.range.start);
-        held.or(self.current.range.as_ref().map(|r| r.start)).unwrap_or(at).min(at)
-    }
-
     /// The text read: the last blocks handed over.
-    fn finish(mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<()> {
         self.out.flush(&mut self.current, &self.current_meta)?;
         self.out.finish();
         Ok(())
@@ -397,28 +392,46 @@ fn chunk_starting_in(
     reader.finish()
 }
 
-/// The stretch from where the chunk holding the text at `screen.start`
-/// can start (see [`Reader::open_start`]) to where the first chunk that
-/// starts past `screen` starts (or the text's end): it holds every chunk
-/// that starts in it whole. The lines are only followed.
-fn stretch_around(text: &str, cfg: &ChunkConfig, screen: Range<usize>) -> Result<Range<usize>> {
-    let len = LenFn::Chars;
-    let mut none = |_: Chunk| {};
-    let mut reader = Reader::new(text, cfg, &len, usize::MAX..screen.end, &mut none);
+/// Bytes before the screen from which [`screen_chunks`] gathers lines.
+const GATHER_BEFORE: usize = 64 * 1024;
+
+/// The whole cut's chunks that start from about `gather_before` bytes
+/// before `screen` to the first chunk past it, in one reading that only
+/// follows the lines before that: a run of the whole cut holding every
+/// chunk that meets the screen. When a chunk begun before that reaches the
+/// screen (a section longer than `gather_before`), a second reading
+/// gathers from where it begins.
+fn screen_chunks(
+    text: &str,
+    cfg: &ChunkConfig,
+    len: &LenFn<'_>,
+    screen: Range<usize>,
+    gather_before: usize,
+) -> Result<Vec<Chunk>> {
     let at = screen.start.min(text.len());
-    let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..at]).map_or(0, |i| i + 1);
-    let mut lines = lines(text).peekable();
-    while let Some(line) = lines.next_if(|l| l.end < line_start) {
-        reader.line(line)?;
-    }
-    let start = reader.open_start(line_start);
-    for line in lines {
-        reader.line(line)?;
-        if let Some(next) = reader.out.done_at {
-            return Ok(start..next.max(start));
+    let back = crate::size::floor_char_boundary(text, at.saturating_sub(gather_before));
+    let from = memchr::memrchr(b'\n', &text.as_bytes()[..back]).map_or(0, |i| i + 1);
+    let mut chunks = Vec::new();
+    let skipped = {
+        let mut keep = |c| chunks.push(c);
+        let mut reader = Reader::new(text, cfg, len, from..screen.end, &mut keep);
+        for line in lines(text) {
+            reader.line(line)?;
+            if reader.out.done {
+                break;
+            }
         }
+        if !reader.out.done {
+            reader.finish()?;
+        }
+        reader.out.skipped.clone()
+    };
+    if skipped.end <= screen.start {
+        return Ok(chunks);
     }
-    Ok(start..text.len())
+    chunks.clear();
+    chunk_starting_in(text, cfg, len, skipped.start..screen.end, &mut |c| chunks.push(c))?;
+    Ok(chunks)
 }
 
 /// One step of `aggregate_lines_to_chunks`: add block `b` to `last`, the
@@ -481,21 +494,28 @@ impl Strategy for HeaderSections {
         chunk_each(text, cx.config, &LenFn::new(cx.sizer), emit)
     }
 
-    /// From where the chunk on the screen's first line can start to where
-    /// the first chunk past the screen starts ([`stretch_around`]). The
-    /// lines are only followed, not gathered (a fraction of the work of
-    /// cutting them): a few milliseconds where the pass reaches the middle
-    /// of a 9 MB text in 10–20.
-    fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
-        stretch_around(text, cx.config, screen).ok()
+    /// The chunks around the screen first, gathered from a little before
+    /// it in one reading that only follows the lines before that (a few
+    /// milliseconds where the stream reaches the middle of a 9 MB text in
+    /// 10–20), then the whole stream.
+    fn chunk_each_around(
+        &self,
+        text: &str,
+        cx: &Context<'_>,
+        screen: Range<usize>,
+        early: &mut dyn FnMut(Vec<Chunk>),
+        emit: &mut dyn FnMut(Chunk),
+    ) -> Result<()> {
+        let len = LenFn::new(cx.sizer);
+        // A text LangChain fails on fails in the stream below all the same.
+        if let Ok(around) = screen_chunks(text, cx.config, &len, screen, GATHER_BEFORE) {
+            early(around);
+        }
+        chunk_each(text, cx.config, &len, emit)
     }
 
-    /// The whole cut's chunks that start in `region`, the lines before it
-    /// followed as [`Self::region_around`] follows them.
-    fn chunk_region(&self, text: &str, region: Range<usize>, cx: &Context<'_>) -> Result<Vec<Chunk>> {
-        let mut chunks = Vec::new();
-        chunk_starting_in(text, cx.config, &LenFn::new(cx.sizer), region, &mut |c| chunks.push(c))?;
-        Ok(chunks)
+    fn hands_screen_early(&self) -> bool {
+        true
     }
 }
 
@@ -512,12 +532,12 @@ mod tests {
         }
     }
 
-    /// Every line start of texts that aggregate across headers and blank
-    /// lines, hold fences, and end a chunk with an empty line: the stretch
-    /// around a screen there holds every chunk on it, and its cut is the
-    /// whole cut's chunks that start in it.
+    /// Every char of texts that aggregate across headers and blank lines,
+    /// hold fences, and end a chunk with an empty line: the chunks gathered
+    /// around a screen there are a run of the whole cut holding every chunk
+    /// on it, however near the screen the gathering starts.
     #[test]
-    fn a_stretch_cut_alone_is_the_whole_cut_there() {
+    fn the_chunks_around_a_screen_are_a_run_of_the_whole_cut_holding_it() {
         let texts = [
             "# A\nintro\n\nmore intro\n## B\nbody\n```\n# not a header\n\n```\n# A\nsame meta\n### C\n\u{200b}# D\nx\n",
             "\u{3000}# 标题\n正文。\n~~~\n## 代码\n~~~\n# 标题\n\n## 二\n内容\n",
@@ -547,22 +567,23 @@ mod tests {
                 }
                 for (at, _) in text.char_indices() {
                     let screen = at..(at + 3).min(text.len());
-                    let Ok(region) = stretch_around(text, &cfg, screen.clone()) else {
-                        assert!(cut.is_err(), "{text:?} at {at}: only the whole cut fails");
-                        continue;
-                    };
-                    let mut alone = Vec::new();
-                    let got = chunk_starting_in(text, &cfg, &len, region.clone(), &mut |c| alone.push(c));
                     let flags = format!("{headers:?} each_line {each_line} strip {strip_headers}, {text:?} at {at}");
-                    match &cut {
-                        Err(_) => assert!(got.is_err() || alone.iter().all(|c| c.range.end < screen.start), "{flags}"),
-                        Ok(()) => {
-                            let there: Vec<&Chunk> = whole.iter().filter(|c| region.contains(&c.range.start)).collect();
-                            assert!(there.iter().all(|c| c.range.end <= region.end), "{flags}: whole chunks");
-                            assert_eq!(alone.iter().collect::<Vec<_>>(), there, "{flags}");
-                            let on_screen = |c: &&Chunk| c.range.start < screen.end && c.range.end > screen.start;
-                            assert!(whole.iter().filter(on_screen).all(|c| alone.contains(c)), "{flags}");
-                        }
+                    let on_screen = |c: &&Chunk| c.range.start < screen.end && c.range.end > screen.start;
+                    // Gathered from near the screen, or from where a chunk
+                    // begun earlier that reaches it begins.
+                    for gather_before in [0, 1, 3, 8, 20, 1000] {
+                        let early = screen_chunks(text, &cfg, &len, screen.clone(), gather_before);
+                        let flags = format!("{flags}, gathering {gather_before} bytes before");
+                        let (Ok(()), Ok(early)) = (&cut, &early) else {
+                            // LangChain fails on the text: where it does
+                            // before the screen, so do the screen's chunks.
+                            assert!(cut.is_err(), "{flags}: only the whole cut fails");
+                            continue;
+                        };
+                        let at = whole.iter().position(|c| Some(c) == early.first()).unwrap_or(0);
+                        let run = &whole[at..(at + early.len()).min(whole.len())];
+                        assert_eq!(early.as_slice(), run, "{flags}: not a run of the whole cut");
+                        assert!(whole.iter().filter(on_screen).all(|c| early.contains(c)), "{flags}: misses a chunk");
                     }
                 }
             }
