@@ -39,8 +39,7 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool, out: &mut dyn FnM
         let mut raw = if text.is_char_boundary(b0) && text.is_char_boundary(b1) {
             Raw::slice(b0..b1)
         } else {
-            let decoded = String::from_utf8_lossy(&text.as_bytes()[b0..b1]).into_owned();
-            Raw::owned(decoded, floor_char_boundary(text, b0)..ceil_char_boundary(text, b1))
+            Raw::owned(decode_lossy(text, b0..b1), floor_char_boundary(text, b0)..ceil_char_boundary(text, b1))
         };
         raw.size = tokens_unit.then_some(cur - start);
         if b1 > b0 {
@@ -52,6 +51,25 @@ pub fn split(text: &str, cfg: &ChunkConfig, tokens_unit: bool, out: &mut dyn FnM
         start += size - overlap;
     }
     Ok(())
+}
+
+/// `bytes.decode("utf-8", errors="replace")` of `text`'s bytes in `window`,
+/// whose ends may cut a char: only the cut chars at the ends are decoded
+/// with U+FFFD, the whole chars between are copied as they are (valid
+/// UTF-8 needs no check, and a decoder starts afresh at a char's start, so
+/// the three parts decode as the whole does).
+fn decode_lossy(text: &str, window: std::ops::Range<usize>) -> String {
+    let bytes = text.as_bytes();
+    let inner = ceil_char_boundary(text, window.start);
+    if inner >= window.end {
+        return String::from_utf8_lossy(&bytes[window]).into_owned();
+    }
+    let inner = inner..floor_char_boundary(text, window.end);
+    let mut out = String::with_capacity(window.len() + 6);
+    out.push_str(&String::from_utf8_lossy(&bytes[window.start..inner.start]));
+    out.push_str(&text[inner.clone()]);
+    out.push_str(&String::from_utf8_lossy(&bytes[inner.end..window.end]));
+    out
 }
 
 /// Byte offsets of the boundaries of `bpe.encode_ordinary(text)`'s tokens,
@@ -112,5 +130,23 @@ impl Strategy for TokenWindows {
         let len = LenFn::new(cx.sizer);
         let mut placer = Placer::new(text, cx.config.overlap, &len);
         split(text, cx.config, cx.sizer.unit == Unit::Tokens, &mut |raw| emit(placer.place(raw)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every window of a text of 1- to 4-byte chars decodes as Python's
+    /// `errors="replace"` (Rust's lossy decoding of the whole window).
+    #[test]
+    fn a_window_that_cuts_chars_decodes_as_the_whole_window_does() {
+        let text = "a中é😀b。\u{10ffff}xé中";
+        for start in 0..=text.len() {
+            for end in start..=text.len() {
+                let want = String::from_utf8_lossy(&text.as_bytes()[start..end]).into_owned();
+                assert_eq!(decode_lossy(text, start..end), want, "{start}..{end}");
+            }
+        }
     }
 }

@@ -155,7 +155,11 @@ pub fn run(req: ChunkReq, reply: &Reply, counter: &Worker<CountReq>) {
                 reply.send(Msg::ChunkedPart { pane, rev, chunks: Arc::new(chunks.to_vec()), from_start });
             };
             let first = req.first.clone().map(|screen| (screen, &mut part as &mut dyn FnMut(&[Chunk], bool)));
-            chunk_streaming(&req.config, &req.text, req.structure.as_deref(), ctl, first)
+            // The text is looked up in the document cache by each index a
+            // cut uses (sizes, tokens, gram index...): hashed once per job.
+            crate::size::doc_cache::pinned(&req.text, || {
+                chunk_streaming(&req.config, &req.text, req.structure.as_deref(), ctl, first)
+            })
         }
     };
     let result = result.map(|(chunks, stats)| (Arc::new(chunks), stats));
