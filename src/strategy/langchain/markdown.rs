@@ -412,25 +412,34 @@ fn screen_chunks(
     let back = crate::size::floor_char_boundary(text, at.saturating_sub(gather_before));
     let from = memchr::memrchr(b'\n', &text.as_bytes()[..back]).map_or(0, |i| i + 1);
     let mut chunks = Vec::new();
-    let skipped = {
+    let begun_before = {
         let mut keep = |c| chunks.push(c);
         let mut reader = Reader::new(text, cfg, len, from..screen.end, &mut keep);
+        let mut begun_before = None;
         for line in lines(text) {
+            // A block open since before `from` reaches the screen: its
+            // chunk begins there at the latest (or where the block held
+            // before it does, if the two are joined). Gathering the rest of
+            // it here would be wasted.
+            let open = reader.current.range.as_ref().map(|r| r.start).filter(|&s| s < from);
+            if let Some(open) = open.filter(|_| line.start >= screen.start) {
+                begun_before = Some(reader.out.last.as_ref().map_or(open, |b| b.range.start.min(open)));
+                break;
+            }
             reader.line(line)?;
             if reader.out.done {
                 break;
             }
         }
-        if !reader.out.done {
+        if begun_before.is_none() && !reader.out.done {
             reader.finish()?;
         }
-        reader.out.skipped.clone()
+        let skipped = &reader.out.skipped;
+        begun_before.or((skipped.end > screen.start).then_some(skipped.start))
     };
-    if skipped.end <= screen.start {
-        return Ok(chunks);
-    }
+    let Some(begun) = begun_before else { return Ok(chunks) };
     chunks.clear();
-    chunk_starting_in(text, cfg, len, skipped.start..screen.end, &mut |c| chunks.push(c))?;
+    chunk_starting_in(text, cfg, len, begun..screen.end, &mut |c| chunks.push(c))?;
     Ok(chunks)
 }
 
