@@ -169,8 +169,9 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             x += w;
         }
         // The line break belongs to chunks too: show it as one cell, so empty
-        // lines inside a chunk or an overlap keep their colour.
-        if e < text.len() && x < max_x {
+        // lines inside a chunk or an overlap keep their colour. A line the
+        // layout wrapped has none: the byte after it starts the next row.
+        if text.as_bytes().get(e) == Some(&b'\n') && x < max_x {
             let style = cell_style(theme, cover.at(e), selected, None);
             buf[(x, y)].set_symbol(" ").set_style(style);
         }
@@ -250,4 +251,226 @@ fn gutter(
         " "
     };
     buf.set_stringn(area.x + w as u16, area.y, mark, 1, theme.accent);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ChunkConfig;
+    use crate::document::{DocKind, Document};
+    use crate::tui::view::layout::Layout;
+    use std::sync::Arc;
+    use unicode_categories::UnicodeCategories;
+    use unicode_width::UnicodeWidthChar;
+
+    /// Columns a wcwidth terminal (tmux, xterm, VTE, foot) moves its cursor
+    /// by for a char: none for marks drawn over the char before and for
+    /// invisible format chars, two for East Asian wide glyphs, one for
+    /// everything else, spacing marks included whatever unicode-width says.
+    fn term_width(c: char) -> usize {
+        let zero = c.is_mark_nonspacing()
+            || c.is_mark_enclosing()
+            || (c.is_other_format() && c != '\u{ad}')
+            || ('\u{1160}'..='\u{11ff}').contains(&c);
+        if c.is_control() || zero {
+            0
+        } else if c.width() == Some(2) || matches!(c, '\u{302e}' | '\u{302f}') {
+            2
+        } else {
+            1
+        }
+    }
+
+    #[test]
+    fn term_width_is_what_tmux_shows() {
+        // tmux 3.3a: `printf 'x<c>'`, then the cursor column less one.
+        let measured = [
+            ('ह', 1),
+            ('\u{93f}', 1),
+            ('\u{902}', 0),
+            ('\u{9be}', 1),
+            ('\u{bbe}', 1),
+            ('\u{ad}', 1),
+            ('\u{200b}', 0),
+            ('\u{200d}', 0),
+            ('\u{feff}', 0),
+            ('\u{2060}', 0),
+            ('\u{1160}', 0),
+            ('\u{302e}', 2),
+            ('\u{301}', 0),
+            ('\u{fe0f}', 0),
+            ('中', 2),
+            ('“', 1),
+        ];
+        for (c, w) in measured {
+            assert_eq!(term_width(c), w, "{c:?}");
+        }
+    }
+
+    /// A wcwidth terminal's screen, fed a frame the way ratatui's crossterm
+    /// backend writes it: the cells `Buffer::diff` says changed, in order, the
+    /// cursor moved only when a cell is not right after the last one written.
+    /// A cell is (symbol, background); `""` is the right half of a wide glyph.
+    struct Term {
+        rows: Vec<Vec<(String, Color)>>,
+    }
+
+    impl Term {
+        fn new(area: Rect) -> Term {
+            Term { rows: vec![vec![(" ".to_string(), Color::Reset); area.width as usize]; area.height as usize] }
+        }
+
+        fn show(&mut self, prev: &Buffer, next: &Buffer) {
+            let mut last: Option<(u16, u16)> = None;
+            let (mut cx, mut cy) = (0usize, 0usize);
+            for (x, y, cell) in prev.diff(next) {
+                if !matches!(last, Some((lx, ly)) if x == lx + 1 && y == ly) {
+                    (cx, cy) = (x as usize, y as usize);
+                }
+                last = Some((x, y));
+                let row = &mut self.rows[cy];
+                for c in cell.symbol().chars() {
+                    let w = term_width(c);
+                    if w == 0 {
+                        // Over the glyph before: a wide one starts a column further left.
+                        let glyph = (cx > 1 && row[cx - 1].0.is_empty()) as usize + 1;
+                        if cx >= glyph && cx <= row.len() {
+                            row[cx - glyph].0.push(c);
+                        }
+                        continue;
+                    }
+                    if cx + w > row.len() {
+                        cx = row.len();
+                        continue;
+                    }
+                    // Writing over either half of a wide glyph erases the other
+                    // half to a default blank (as tmux does).
+                    let blank = (" ".to_string(), Color::Reset);
+                    if row[cx].0.is_empty() && cx > 0 {
+                        row[cx - 1] = blank.clone();
+                    }
+                    let end = cx + w;
+                    if end < row.len() && row[end].0.is_empty() {
+                        row[end] = blank;
+                    }
+                    row[cx] = (c.to_string(), cell.bg);
+                    if w == 2 {
+                        row[cx + 1] = (String::new(), cell.bg);
+                    }
+                    cx = end;
+                }
+            }
+        }
+    }
+
+    fn model(text: &str, chunks: Vec<std::ops::Range<usize>>, area: Rect) -> Model {
+        let c = ChunkConfig::default();
+        let mut m = Model::new(Document::from_text(text, DocKind::Text), c.clone(), c, area);
+        m.panes[0].chunks = Arc::new(chunks.into_iter().map(|r| Chunk::new(r, 1)).collect());
+        let width = (area.width - gutter_width(area.width)).max(1) as usize;
+        m.layout = Arc::new(Layout::new(text, width, m.doc_rev));
+        m
+    }
+
+    /// What the terminal must show on row `row` with `m.top` on top, from the
+    /// text, the layout's line and the chunk ranges alone: each char in the
+    /// columns the terminal gives it on its chunk's background (the overlap's
+    /// where two chunks hold it), one cell more for a line break, then blanks.
+    fn check_row(m: &Model, theme: &Theme, term: &Term, area: Rect, row: u16) -> Result<(), String> {
+        let chunks = &m.panes[0].chunks;
+        let bg = |b: usize| {
+            let n: Vec<usize> = (0..chunks.len()).filter(|&k| chunks[k].range.contains(&b)).collect();
+            let style = match n[..] {
+                [] => theme.text,
+                [k] => theme.chunk(k),
+                _ => theme.overlap,
+            };
+            style.bg.unwrap_or(Color::Reset)
+        };
+        let cells = &term.rows[(area.y + row) as usize];
+        let at = |x: usize| cells[x].clone();
+        let mut x = (area.x + gutter_width(area.width)) as usize;
+        let end = (area.x + area.width) as usize;
+        let line = m.top + row as usize;
+        let shown = || format!("row {row} (line {line}): {:?}", &cells[area.x as usize..end]);
+        let mut past = x;
+        if let Some(&(s, e)) = m.layout.lines.get(line) {
+            let (s, e) = (s as usize, e as usize);
+            for (i, c) in m.text[s..e].char_indices() {
+                let b = s + i;
+                let w = if c == '\t' { TAB } else { term_width(c) };
+                if w == 0 {
+                    continue;
+                }
+                if x + w > end {
+                    // Only a space may hang past the edge.
+                    if c != ' ' && c != '\t' {
+                        return Err(format!("{c:?} at byte {b} does not fit: {}", shown()));
+                    }
+                    break;
+                }
+                let want = if c == '\t' { ' ' } else { c };
+                for k in 0..w {
+                    let (sym, got_bg) = at(x + k);
+                    let sym_ok = if c != '\t' && k == 1 { sym.is_empty() } else { sym.starts_with(want) };
+                    if !sym_ok || got_bg != bg(b) {
+                        return Err(format!(
+                            "column {}: {c:?} (byte {b}) on {:?} wanted, {sym:?} on {got_bg:?} shown: {}",
+                            x + k,
+                            bg(b),
+                            shown()
+                        ));
+                    }
+                }
+                x += w;
+            }
+            past = x;
+            if m.text.as_bytes().get(e) == Some(&b'\n') && x < end {
+                if at(x) != (" ".to_string(), bg(e)) {
+                    return Err(format!("column {x}: the line break wanted on {:?}: {}", bg(e), shown()));
+                }
+                past = x + 1;
+            }
+        }
+        for x in past..end {
+            if at(x) != (" ".to_string(), Color::Reset) {
+                return Err(format!("column {x}: blank wanted past the line's end: {}", shown()));
+            }
+        }
+        Ok(())
+    }
+
+    const TAB: usize = crate::tui::view::layout::TAB_WIDTH;
+
+    /// Draw the document pane with each line of the text on top in turn,
+    /// down, up, then jumps, each frame written to the terminal as a diff of
+    /// the one before; every row must show what the text and chunks say.
+    fn scroll_through(text: &str, chunks: Vec<std::ops::Range<usize>>, area: Rect) -> Result<(), String> {
+        let theme = Theme::dark();
+        let mut m = model(text, chunks, area);
+        let n = m.layout.len();
+        let mut tops: Vec<usize> = (0..n).chain((0..n).rev()).collect();
+        tops.extend((0..n).step_by(3).chain((0..n).rev().step_by(2)));
+        let mut term = Term::new(area);
+        let mut prev = Buffer::empty(area);
+        for top in tops {
+            m.top = top;
+            let mut buf = Buffer::empty(area);
+            render(&m, 0, &theme, area, &mut buf);
+            term.show(&prev, &buf);
+            for row in 0..area.height {
+                check_row(&m, &theme, &term, area, row).map_err(|e| format!("top {top}, {e}"))?;
+            }
+            prev = buf;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_soft_wrap_paints_no_cell_in_the_next_lines_chunk() {
+        // In 8 columns "alpha " wraps before "beta", where chunk 1 starts:
+        // the cell after "alpha " is no line break and takes no chunk's colour.
+        let text = "alpha beta gamma\n";
+        scroll_through(text, vec![0..6, 6..text.len()], Rect::new(0, 0, 8, 2)).unwrap();
+    }
 }
