@@ -6,11 +6,12 @@
 use super::gutter_width;
 use crate::chunk::Chunk;
 use crate::tui::app::model::Model;
-use crate::tui::view::layout::char_width;
+use crate::tui::view::layout::{char_width, joins_previous};
 use crate::tui::view::theme::Theme;
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell, CellDiffOption, CellWidth};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
+use std::num::NonZeroU16;
 
 /// Which chunks cover a byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +111,6 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     let refs = questions.map_or(&[][..], |q| q.selected_refs());
     let max_x = area.x + area.width;
     let changed = super::compare::differences(m).map(|d| d.changed_positions()).unwrap_or_default();
-    let mut tmp = [0u8; 4];
     for row in 0..area.height {
         let li = m.top + row as usize;
         let Some(&(s, e)) = layout.lines.get(li) else { break };
@@ -127,50 +127,34 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
                 buf.set_stringn(area.x, y, mark, 1, theme.accent.add_modifier(Modifier::BOLD));
             }
         }
-        let mut x = area.x + gw;
-        let mut last_x = None;
+        let mut cells = Row::new(area.x + gw, y, max_x);
         for (i, c) in line.char_indices() {
             let b = s + i;
-            let w = char_width(c) as u16;
-            if w == 0 {
-                // Combining marks join the previous cell; other controls are not drawn.
-                if let (Some(px), false) = (last_x, c.is_control()) {
-                    let cell = &mut buf[(px, y)];
-                    let sym = format!("{}{c}", cell.symbol());
-                    cell.set_symbol(&sym);
+            let style = || {
+                let cv = cover.at(b);
+                let mut style = cell_style(theme, cv, selected, syntax.at(b));
+                if matches!(cv, Cover::One(k) if lit.contains(&k)) {
+                    style = style.patch(theme.hit);
                 }
-                continue;
-            }
-            if x + w > max_x {
+                if refs.iter().any(|r| r.start <= b && b < r.end) {
+                    style = style.patch(theme.reference);
+                }
+                while mi < matches.len() && matches[mi].end <= b {
+                    mi += 1;
+                }
+                if matches.get(mi).is_some_and(|r| r.start <= b) {
+                    style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
+                }
+                style
+            };
+            if !cells.draw(buf, c, style) {
                 break;
             }
-            let cv = cover.at(b);
-            let mut style = cell_style(theme, cv, selected, syntax.at(b));
-            if matches!(cv, Cover::One(k) if lit.contains(&k)) {
-                style = style.patch(theme.hit);
-            }
-            if refs.iter().any(|r| r.start <= b && b < r.end) {
-                style = style.patch(theme.reference);
-            }
-            while mi < matches.len() && matches[mi].end <= b {
-                mi += 1;
-            }
-            if matches.get(mi).is_some_and(|r| r.start <= b) {
-                style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
-            }
-            if c == '\t' {
-                for k in 0..w {
-                    buf[(x + k, y)].set_symbol(" ").set_style(style);
-                }
-            } else {
-                buf.set_stringn(x, y, c.encode_utf8(&mut tmp), w as usize, style);
-            }
-            last_x = Some(x);
-            x += w;
         }
         // The line break belongs to chunks too: show it as one cell, so empty
         // lines inside a chunk or an overlap keep their colour. A line the
         // layout wrapped has none: the byte after it starts the next row.
+        let x = cells.x;
         if text.as_bytes().get(e) == Some(&b'\n') && x < max_x {
             let style = cell_style(theme, cover.at(e), selected, None);
             buf[(x, y)].set_symbol(" ").set_style(style);
@@ -178,6 +162,97 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
     }
     let text_area = Rect { x: area.x + gw, width: area.width - gw, ..area };
     super::probe::badges(m, pane, theme, text_area, buf);
+}
+
+/// One row of document text being drawn, char by char, in the columns the
+/// layout gives each ([`char_width`]), which are the columns the terminal
+/// moves its cursor by: a cell per glyph the terminal draws, as wide for
+/// ratatui as for the layout. ratatui's crossterm backend writes
+/// neighbouring changed cells without moving the cursor in between, so a
+/// cell the terminal draws wider than ratatui thinks (ব with the vowel sign
+/// া joined, which unicode-width counts as no column and the terminal as
+/// one) pushes the rest of its run right, and what later frames leave
+/// unchanged stays there, stale, in its old chunk's colour.
+pub struct Row {
+    /// The column the next char goes to.
+    pub x: u16,
+    y: u16,
+    end: u16,
+    /// The column of the last glyph drawn, where marks join.
+    last: Option<u16>,
+}
+
+impl Row {
+    pub fn new(x: u16, y: u16, end: u16) -> Row {
+        Row { x, y, end, last: None }
+    }
+
+    /// Draw `c` in the style `style` gives (asked only for a new cell):
+    /// a cell of its own, `char_width(c)` columns wide, or, for a char of
+    /// no columns, the cell of the glyph before it; nothing for a control
+    /// char, a mark with no glyph before it on the row, a mark that would
+    /// make ratatui count its glyph's cell wider or narrower, or the emoji
+    /// variation selector U+FE0F (terminals give ☺️ one column or two, and
+    /// ratatui's diff rewrites the column after a cell holding it as if
+    /// one, wrongly after a wide glyph). False when `c` does not fit.
+    pub fn draw(&mut self, buf: &mut Buffer, c: char, style: impl FnOnce() -> Style) -> bool {
+        let w = char_width(c) as u16;
+        if self.x + w > self.end {
+            return false;
+        }
+        if c == '\u{fe0f}' {
+            return true;
+        }
+        if w == 0 {
+            if let (true, Some(px)) = (joins_previous(c), self.last) {
+                let cell = &mut buf[(px, self.y)];
+                let symbol = format!("{}{c}", cell.symbol());
+                if symbol.as_str().cell_width() == cell.symbol().cell_width() {
+                    cell.set_symbol(&symbol);
+                }
+            }
+            return true;
+        }
+        let style = style();
+        if c == '\t' {
+            for k in 0..w {
+                let cell = &mut buf[(self.x + k, self.y)];
+                cell.set_symbol(" ").set_style(style);
+                cell.set_diff_option(CellDiffOption::None);
+            }
+            self.last = None;
+        } else {
+            let mut tmp = [0u8; 4];
+            buf[(self.x, self.y)].set_symbol(c.encode_utf8(&mut tmp)).set_style(style);
+            self.cover(buf, self.x, w);
+            self.last = Some(self.x);
+        }
+        self.x += w;
+        true
+    }
+
+    /// Make the cell at column `x` span `cols` columns: the cell under a
+    /// wide glyph's right half blank, and ratatui told the width when it
+    /// counts the symbol otherwise (া alone is no column for it, ﾞ two).
+    fn cover(&self, buf: &mut Buffer, x: u16, cols: u16) {
+        let cell = &mut buf[(x, self.y)];
+        let forced = (cell.symbol().cell_width() != cols).then(|| NonZeroU16::new(cols)).flatten();
+        cell.set_diff_option(forced.map_or(CellDiffOption::None, CellDiffOption::ForcedWidth));
+        for k in 1..cols {
+            buf[(x + k, self.y)].reset();
+        }
+    }
+}
+
+/// Blank a cell that spans more than one column (a wide glyph, by its
+/// symbol or as [`Row`] set it), keeping its style: for a box drawn over
+/// its right half.
+pub fn blank_if_wide(cell: &mut Cell) {
+    if cell.cell_width() > 1 {
+        let style = cell.style();
+        cell.reset();
+        cell.set_symbol(" ").set_style(style);
+    }
 }
 
 /// The margin mark of a line holding bytes `s..next` beside the parent band
@@ -259,6 +334,7 @@ mod tests {
     use crate::config::ChunkConfig;
     use crate::document::{DocKind, Document};
     use crate::tui::view::layout::Layout;
+    use proptest::prelude::*;
     use std::sync::Arc;
     use unicode_categories::UnicodeCategories;
     use unicode_width::UnicodeWidthChar;
@@ -467,10 +543,77 @@ mod tests {
     }
 
     #[test]
+    fn a_spacing_mark_moves_no_char_of_its_line_on_the_terminal() {
+        // The Bengali vowel sign া (U+09BE) is zero columns for unicode-width
+        // and one for the terminal: drawn in the cell of the char before, the
+        // rest of its line landed a column further right per া than ratatui
+        // thought, and a scroll left the line's last chars where they were,
+        // on the old chunk's background (the stray `)` seen past the end of a
+        // code line in zh_rust_book.md, below `- [বাংলা](…)`).
+        let text = "- [বাংলা](https://github.com/x/rust-book-bn)\nfn main() {\n    let x = 1;\n}\n";
+        let second = text.find("fn").unwrap();
+        scroll_through(text, vec![0..second - 1, second..text.len()], Rect::new(0, 0, 60, 1)).unwrap();
+    }
+
+    #[test]
     fn a_soft_wrap_paints_no_cell_in_the_next_lines_chunk() {
         // In 8 columns "alpha " wraps before "beta", where chunk 1 starts:
         // the cell after "alpha " is no line break and takes no chunk's colour.
         let text = "alpha beta gamma\n";
         scroll_through(text, vec![0..6, 6..text.len()], Rect::new(0, 0, 8, 2)).unwrap();
+    }
+
+    /// Text of ASCII words, CJK, Chinese punctuation, tabs, line breaks,
+    /// combining and spacing marks, joiners, emoji and the soft hyphen.
+    fn mixed_text() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            "a", "word", "x", " ", " ", "  ", "\n", "\n\n", "\t", "中", "文字", "。", "，", "（", "）", "「", "」",
+            "…", "“", "”", "ব", "া", "ং", "ह", "ि", "ं", "e\u{301}", "\u{301}", "☺", "\u{fe0f}", "\u{200b}", "\u{200d}",
+            "😀", "ｶ", "\u{ff9e}", "\u{ad}", "é", "(", ")",
+        ]);
+        prop::collection::vec(pieces, 1..120).prop_map(|v| v.concat())
+    }
+
+    /// Chunks over `text`: cut at `cuts` (fractions of its length, snapped
+    /// to char boundaries), each reaching back over the cut before by
+    /// `back` of the piece before it (an overlap) or stopping short of the
+    /// next cut by `gap` (text in no chunk); never three on one byte.
+    fn chunks_of(text: &str, cuts: &[f64], back: &[f64], gap: &[f64]) -> Vec<std::ops::Range<usize>> {
+        let snap = |b: usize| crate::size::floor_char_boundary(text, b.min(text.len()));
+        let mut at: Vec<usize> = cuts.iter().map(|f| snap((f * text.len() as f64) as usize)).collect();
+        at.push(0);
+        at.push(text.len());
+        at.sort_unstable();
+        at.dedup();
+        let mut out = Vec::new();
+        for k in 0..at.len() - 1 {
+            let (s, e) = (at[k], at[k + 1]);
+            let before = if k > 0 { at[k - 1] } else { 0 };
+            let start = snap(s - ((s - before) as f64 * back[k % back.len()] * 0.9) as usize).max(before);
+            let end = snap(e - ((e - s) as f64 * gap[k % gap.len()]) as usize);
+            if start < end && out.last().is_none_or(|r: &std::ops::Range<usize>| r.start < start) {
+                out.push(start..end.max(out.last().map_or(0, |r: &std::ops::Range<usize>| r.end)));
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn every_terminal_cell_shows_its_char_on_its_chunks_colour(
+            text in mixed_text(),
+            width in 12u16..80,
+            height in 1u16..6,
+            cuts in prop::collection::vec(0.0f64..1.0, 0..8),
+            back in prop::collection::vec(prop_oneof![Just(0.0f64), 0.0f64..1.0], 1..4),
+            gap in prop::collection::vec(prop_oneof![Just(0.0f64), 0.0f64..0.3], 1..4),
+        ) {
+            let chunks = chunks_of(&text, &cuts, &back, &gap);
+            if let Err(e) = scroll_through(&text, chunks.clone(), Rect::new(0, 0, width, height)) {
+                return Err(TestCaseError::fail(format!("{e}\ntext {text:?}\nchunks {chunks:?}")));
+            }
+        }
     }
 }

@@ -1,20 +1,47 @@
 //! The wrapped-line layout: the document cut into visual lines by display
-//! width (unicode-width; wide CJK glyphs count 2 and are never split), computed
-//! once per (text, width) and reused by every frame.
+//! width (the terminal's, [`char_width`]; wide CJK glyphs count 2 and are never
+//! split), computed once per (text, width) and reused by every frame.
 
+use unicode_categories::UnicodeCategories;
 use unicode_width::UnicodeWidthChar;
 
 /// Columns a tab takes on screen.
 pub const TAB_WIDTH: usize = 4;
 
-/// Display width of one char as the document view draws it.
+/// Display width of one char as the document view draws it: the columns the
+/// terminal moves its cursor by. That is unicode-width's answer but for the
+/// chars it counts as none that terminals (tmux, xterm, VTE, foot: wcwidth)
+/// draw: spacing marks it folds into the glyph before (Bengali া U+09BE,
+/// Tamil ா U+0BBE, ...), the wide Hangul tone marks 〮〯 and the soft hyphen.
 pub fn char_width(c: char) -> usize {
     match c {
         '\t' => TAB_WIDTH,
         c if (c as u32) < 0x7f && c >= ' ' => 1,
         c if c.is_control() => 0,
-        c => c.width().unwrap_or(0),
+        c => match c.width() {
+            Some(0) => match c {
+                '\u{302e}' | '\u{302f}' => 2,
+                '\u{ad}' => 1,
+                c if c.is_mark_spacing_combining() => 1,
+                _ => 0,
+            },
+            w => w.unwrap_or(0),
+        },
     }
+}
+
+/// Whether the view draws `c` over the glyph before it, in that glyph's
+/// cell: a char of no columns (combining marks, joiners, variation
+/// selectors). The spacing marks above take cells of their own, as they
+/// take columns of their own in the terminal.
+pub fn joins_previous(c: char) -> bool {
+    !c.is_control() && char_width(c) == 0
+}
+
+/// Whether `c` belongs to the glyph before it (a mark of any kind): no line
+/// starts with it.
+fn extends_glyph(c: char) -> bool {
+    !c.is_control() && c != '\u{ad}' && c.width() == Some(0)
 }
 
 /// Punctuation that should not start a line (CJK line-breaking rules, the cheap part).
@@ -87,7 +114,8 @@ impl Layout {
             };
             let space = c == ' ' || c == '\t';
             let wide = cw >= 2;
-            let closing = is_closing(c);
+            // Closing punctuation and marks of the glyph before stay on its line.
+            let closing = is_closing(c) || extends_glyph(c);
             if i > start && !closing && (prev_space || wide || (prev_wide && !space)) {
                 brk = Some((i, w));
             }

@@ -65,10 +65,7 @@ pub fn clear_box(r: Rect, buf: &mut Buffer) {
         return;
     }
     for y in r.y..r.y + r.height {
-        let cell = &mut buf[(r.x - 1, y)];
-        if unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1 {
-            cell.set_symbol(" ");
-        }
+        super::doc::blank_if_wide(&mut buf[(r.x - 1, y)]);
     }
 }
 

@@ -6,7 +6,6 @@
 use crate::eval::metrics::Report;
 use crate::tui::app::model::Model;
 use crate::tui::features::probe::{self, score_label, K};
-use crate::tui::view::layout::char_width;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -44,8 +43,8 @@ pub fn badges(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
         let x = area.x + area.width - w;
         let y = area.y + row as u16;
         // A wide glyph whose right half the badge would cover is blanked.
-        if x > area.x && char_width(buf[(x - 1, y)].symbol().chars().next().unwrap_or(' ')) > 1 {
-            buf[(x - 1, y)].set_symbol(" ");
+        if x > area.x {
+            super::doc::blank_if_wide(&mut buf[(x - 1, y)]);
         }
         buf.set_stringn(x, y, label, w as usize, theme.badge);
     }

@@ -298,7 +298,13 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         let size_style = if over { theme.warn } else { row_style };
         let end = inner.x + inner.width;
         x = buf.set_stringn(x, y, cells, end.saturating_sub(x) as usize, size_style).0;
-        buf.set_stringn(x, y, preview, end.saturating_sub(x) as usize, row_style);
+        // Cell by cell as the document pane draws text (marks and all).
+        let mut row = super::doc::Row::new(x, y, end);
+        for ch in preview.chars() {
+            if !row.draw(buf, ch, || row_style) {
+                break;
+            }
+        }
     }
 }
 
