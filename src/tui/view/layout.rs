@@ -130,11 +130,18 @@ impl Layout {
                     (prev_space, prev_wide) = (true, false);
                     continue;
                 }
-                match brk.filter(|&(at, _)| at > start) {
+                // A break with only zero-width chars before it shortens nothing.
+                match brk.filter(|&(at, before)| at > start && before > 0) {
                     Some((at, before)) => {
                         lines.push((start as u32, at as u32));
                         start = at;
                         w -= before;
+                        // The word after the break is itself too long: cut it here.
+                        if w + cw > width && i > start {
+                            lines.push((start as u32, i as u32));
+                            start = i;
+                            w = 0;
+                        }
                     }
                     None => {
                         lines.push((start as u32, i as u32));
@@ -239,6 +246,21 @@ mod tests {
             let joined: usize =
                 l.lines.iter().map(|&(s, e)| (e - s) as usize).sum::<usize>() + text.matches('\n').count();
             assert_eq!(joined, text.len(), "{w}");
+        }
+    }
+
+    #[test]
+    fn no_line_is_wider_than_the_width_but_for_a_hanging_space_or_one_glyph() {
+        // A break with only a mark before it, or a word after the break still
+        // too long for the line, once left the line wider than the pane: the
+        // terminal wrapped its last glyph onto the next row.
+        let text = "\t\ta ব……word…。x…中x…  \u{902}ব。。。”………word…a。a\na bbbbbbbbbbbbbbbb。c";
+        for width in 1..30 {
+            for line in wrap(text, width) {
+                let glyphs = line.chars().filter(|&c| char_width(c) > 0).count();
+                let w: usize = line.trim_end_matches([' ', '\t']).chars().map(char_width).sum();
+                assert!(w <= width || glyphs == 1, "{width}: {line:?} is {w} columns");
+            }
         }
     }
 
