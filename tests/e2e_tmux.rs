@@ -363,3 +363,52 @@ fn sighup_restores_the_terminal() {
 fn sigint_restores_the_terminal() {
     signal_restores_the_terminal("INT", 2);
 }
+
+/// Bytes the process `pid` has read so far (`rchar` of /proc/PID/io).
+fn bytes_read(pid: u32) -> u64 {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).expect("read /proc/PID/io");
+    io.lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("rchar in /proc/PID/io")
+}
+
+#[test]
+fn reading_the_file_from_outside_sets_off_no_reload_and_keeps_the_status() {
+    // The watcher reports an open of the file too: reading it on that
+    // event opened it again, and the workbench re-read the file ten times a
+    // second from then on, each time putting "… is back" over any error.
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("doc.md");
+    let text = long_markdown();
+    std::fs::write(&doc, &text).unwrap();
+    let tmux = Tmux { socket: format!("chunktui-e2e-read-{}", std::process::id()) };
+    let cmd = format!("{BIN} {}; sleep 60", doc.display());
+    tmux.run(&["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "35", &cmd]);
+    tmux.wait_for("the workbench", |s| settled_count(s).is_some());
+    let shell = tmux.pane_var("#{pane_pid}");
+    let pid = workbench_pid(&shell).unwrap_or_else(|| panic!("no chunktui process under the pane's shell {shell}"));
+
+    assert_eq!(std::fs::read_to_string(&doc).unwrap(), text, "read from outside");
+    std::thread::sleep(Duration::from_millis(500));
+    let before = bytes_read(pid);
+    std::thread::sleep(Duration::from_millis(1500));
+    let read = bytes_read(pid) - before;
+    assert!(
+        read < text.len() as u64,
+        "the workbench read {read} bytes in 1.5 s after an outside read, the file being {} bytes: it reads it again and again",
+        text.len()
+    );
+
+    tmux.keys(&["/", "zzqq-nowhere", "Enter"]);
+    tmux.wait_for("the search's error", |s| s.contains("'zzqq-nowhere' not found"));
+    std::thread::sleep(Duration::from_millis(600));
+    let s = tmux.screen();
+    assert!(s.contains("'zzqq-nowhere' not found") && !s.contains("is back"), "the error stays:\n{s}");
+
+    // A real edit is still picked up.
+    std::fs::write(&doc, format!("{text}\nOne more paragraph, written from outside.\n")).unwrap();
+    tmux.wait_for("the reload", |s| s.contains("reloaded"));
+    tmux.keys(&["q"]);
+}

@@ -185,6 +185,8 @@ pub struct Model {
     pub mode: Mode,
     pub status: Status,
     pub last_search: Option<String>,
+    /// The last reading of the watched file failed (the last good text is shown).
+    pub file_unreadable: bool,
     /// Where the last search matched: `/` Enter continues after it.
     pub last_found: Option<usize>,
     /// First help row shown when the help does not fit the screen.
@@ -233,6 +235,7 @@ impl Model {
             mode: Mode::Normal,
             status: Status::default(),
             last_search: None,
+            file_unreadable: false,
             last_found: None,
             help_scroll: 0,
             tokenizers,

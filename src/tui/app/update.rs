@@ -87,6 +87,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         }
         Msg::FileReloaded(Ok(doc)) => crate::tui::features::reload::file_reloaded(m, doc),
         Msg::FileReloaded(Err(e)) => {
+            m.file_unreadable = true;
             set_error(m, format!("{e} (showing the last good version)"));
             vec![]
         }

@@ -18,8 +18,11 @@ use std::sync::Arc;
 /// The watched file was read again.
 pub fn file_reloaded(m: &mut Model, doc: Document) -> Vec<Cmd> {
     // (An HTML edit may keep the text and move its elements: then the map changes.)
+    // Only the reading's own error gives way: one from a search or an
+    // export stays until the user has read it.
+    let was_unreadable = std::mem::take(&mut m.file_unreadable);
     if *doc.text == *m.text && doc.structure == m.structure {
-        if m.status.error {
+        if was_unreadable {
             set_status(m, format!("{} is back", m.path.display()));
         }
         return vec![];

@@ -75,9 +75,18 @@ impl Runtime {
         let name = path.file_name().map(|n| n.to_os_string());
         let tx = self.tx.clone();
         let file = path.clone();
+        // The watcher reports opening the file too, so reading it would set
+        // it off again, ten times a second for good: the file is read again
+        // only when its stamp says it was written or replaced (or is gone).
+        let mut read_at: Option<Stamp> = None;
         let mut debouncer = new_debouncer(Duration::from_millis(100), move |res: DebounceEventResult| {
             let Ok(events) = res else { return };
             if events.iter().any(|e| e.path.file_name().map(|n| n.to_os_string()) == name) {
+                let now = Stamp::of(&file);
+                if now.is_some() && now == read_at {
+                    return;
+                }
+                read_at = now;
                 let doc = Document::load(&file, lossy).map_err(|e| e.to_string());
                 let _ = tx.send(Msg::FileReloaded(doc));
             }
@@ -151,5 +160,32 @@ impl Drop for Runtime {
         if let Some(h) = &self.highlighter {
             h.close();
         }
+    }
+}
+
+/// What writing or replacing a file changes and reading it does not: its
+/// size, modification and change times, and (on Unix) its inode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    inode: (u64, u64, i64, i64),
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec())
+        };
+        Some(Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            inode,
+        })
     }
 }

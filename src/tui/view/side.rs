@@ -167,7 +167,6 @@ fn embedded_as(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer)
         embed.tokens,
         if pane.config.embed_text.fit { " (held to size)" } else { "" }
     );
-    let mut lines = vec![Line::styled(title, theme.accent)];
     // The context line is what the embed text holds in front of the chunk's own text.
     let chunk_text = pane.chunks[at].checked_text(&m.text).unwrap_or_default();
     let context = embed.text.strip_suffix(chunk_text).and_then(|c| c.strip_suffix(crate::contextual::SEPARATOR));
@@ -175,11 +174,27 @@ fn embedded_as(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer)
         Some(context) => (context, chunk_text),
         None => ("", embed.text.as_str()),
     };
-    if !context.is_empty() {
-        lines.push(Line::styled(context.to_string(), theme.warn));
+    // Wrapped and drawn as the document pane is (wide glyphs, marks and
+    // all), so that a row takes the columns the terminal gives it.
+    let mut y = area.y;
+    for (part, style) in [(title.as_str(), theme.accent), (context, theme.warn), (text, theme.text)] {
+        if part.is_empty() {
+            continue;
+        }
+        let layout = super::layout::Layout::new(part, area.width.max(1) as usize, 0);
+        for &(s, e) in &layout.lines {
+            if y >= area.y + area.height {
+                return;
+            }
+            let mut row = super::doc::Row::new(area.x, y, area.x + area.width);
+            for c in part[s as usize..e as usize].chars() {
+                if !row.draw(buf, c, || style) {
+                    break;
+                }
+            }
+            y += 1;
+        }
     }
-    lines.extend(text.lines().map(|l| Line::styled(l.to_string(), theme.text)));
-    Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }).render(area, buf);
 }
 
 /// Chunk sizes as a sparkline over [0, max], with the axis ends labelled.
