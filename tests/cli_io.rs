@@ -462,7 +462,7 @@ fn a_silent_fifo_at_a_terminal_says_what_chunktui_waits_for() {
 }
 
 /// The workbench in tmux (it needs a terminal): `E`, the document's own path
-/// typed over the proposal, "overwrite? y", and the document stays as it was.
+/// typed over the proposal: refused at once, and the document stays as it was.
 #[test]
 fn workbench_export_over_the_document_is_refused() {
     let tmux_ok = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
@@ -502,10 +502,9 @@ fn workbench_export_over_the_document_is_refused() {
     }
     tmux(&["send-keys", "-t", "io", "-l", "./doc.md"]);
     tmux(&["send-keys", "-t", "io", "Enter"]);
-    wait_for("overwrite? (y/n)");
-    tmux(&["send-keys", "-t", "io", "y"]);
+    // Refused at once: no question about overwriting the document first.
     let screen = wait_for("export failed");
-    assert!(screen.contains("document being chunked"), "{screen}");
+    assert!(screen.contains("document being chunked") && !screen.contains("overwrite?"), "{screen}");
     assert_eq!(std::fs::read_to_string(d.path("doc.md")).unwrap(), DOC, "the export replaced the document");
     assert_eq!(d.names(), ["doc.md"], "no temp file left");
 }

@@ -137,6 +137,12 @@ impl Runtime {
                 // Never superseded: every export asked for is written.
                 let tx = self.tx.clone();
                 std::thread::spawn(move || {
+                    // An input of this run is refused before any question
+                    // about overwriting it: no answer could make it right.
+                    if let Err(e) = crate::protect::check_output(&path) {
+                        let _ = tx.send(Msg::Exported(Err(e.to_string())));
+                        return;
+                    }
                     if !overwrite && path.exists() {
                         let _ = tx.send(Msg::ExportConflicted { path, kind });
                         return;
