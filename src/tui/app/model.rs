@@ -55,6 +55,8 @@ pub struct Pane {
     pub probe: ProbeState,
     /// Chunk lint of these chunks, once computed.
     pub lint: crate::tui::features::lint::PaneLint,
+    /// Settings a key changed on its own, kept so that they can come back.
+    pub held: crate::tui::features::params::Held,
 }
 
 /// The chunks on screen of request `rev`, before the whole result.
@@ -86,6 +88,7 @@ impl Pane {
             sem: SemState::default(),
             probe: ProbeState::default(),
             lint: Default::default(),
+            held: Default::default(),
         }
     }
 

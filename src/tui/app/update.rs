@@ -409,7 +409,13 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         param => {
             let active = m.active;
             let tokenizers = m.tokenizers.clone();
-            if let Some(msg) = crate::tui::features::params::apply(&mut m.panes[active].config, param, &tokenizers) {
+            let pane = &mut m.panes[active];
+            let before = pane.config.clone();
+            if let Some(msg) = crate::tui::features::params::apply(&mut pane.config, param, &tokenizers) {
+                let msg = match pane.held.follow(&before, &mut pane.config, param) {
+                    Some(note) => format!("{msg}; {note}"),
+                    None => msg,
+                };
                 let msg = if m.compare { format!("{}: {msg}", ["A", "B"][active]) } else { msg };
                 set_status(m, msg);
                 return rechunk(m, active).into_iter().collect();

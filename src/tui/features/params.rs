@@ -105,6 +105,54 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
     Some(msg)
 }
 
+/// Settings a key changed without being asked to, kept so that they come
+/// back: the unit before a strategy that counts in its own unit
+/// (`langchain-token`), and the overlap before a smaller size cut it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Held {
+    unit: Option<Unit>,
+    overlap: Option<usize>,
+}
+
+impl Held {
+    /// After [`apply`] took `c` from `before` for `action`: hold what it
+    /// forced, give back what may come back now; a note for the status
+    /// line when either happened.
+    pub fn follow(&mut self, before: &ChunkConfig, c: &mut ChunkConfig, action: Action) -> Option<String> {
+        match action {
+            Action::CycleStrategy | Action::CycleStrategyAll => {
+                if c.strategy.spec().forces_unit.is_some() {
+                    if c.unit != before.unit && self.unit.is_none() {
+                        self.unit = Some(before.unit);
+                        return Some(format!("it counts in {} (the unit comes back after it)", c.unit));
+                    }
+                } else if let Some(unit) = self.unit.take() {
+                    c.unit = unit;
+                    return Some(format!("unit {unit} again"));
+                }
+            }
+            Action::CycleUnit => self.unit = None,
+            Action::SizeDown | Action::SizeDownBig if c.overlap < before.overlap => {
+                let wanted = *self.overlap.get_or_insert(before.overlap);
+                return Some(format!("overlap {} to fit (back to {wanted} as the size allows)", c.overlap));
+            }
+            Action::SizeUp | Action::SizeUpBig => {
+                let wanted = self.overlap?;
+                c.overlap = wanted.min(c.size.saturating_sub(1)).max(c.overlap);
+                if c.overlap == wanted {
+                    self.overlap = None;
+                }
+                return Some(format!("overlap {} {}", c.overlap, c.unit));
+            }
+            Action::OverlapUp | Action::OverlapUpBig | Action::OverlapDown | Action::OverlapDownBig => {
+                self.overlap = None
+            }
+            _ => {}
+        }
+        None
+    }
+}
+
 /// Off, then embed text shown, then held to the size (where the strategy
 /// can), then off.
 fn cycle_embed_text(c: &mut ChunkConfig) -> String {
@@ -136,6 +184,55 @@ fn cycle_option(c: &mut ChunkConfig) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn press(c: &mut ChunkConfig, held: &mut Held, action: Action) {
+        let before = c.clone();
+        apply(c, action, &["cl100k_base".to_string()]).expect("a parameter action");
+        held.follow(&before, c, action);
+    }
+
+    #[test]
+    fn a_full_cycle_of_strategies_comes_back_in_the_unit_it_left() {
+        // langchain-token counts tokens: the unit stayed tokens after it, and
+        // recursive came back at 700 tokens instead of 700 chars.
+        let mut c = ChunkConfig::default();
+        let mut held = Held::default();
+        let start = (c.strategy, c.unit);
+        for _ in 0..non_model_strategies().len() {
+            press(&mut c, &mut held, Action::CycleStrategy);
+            let forced = c.strategy.spec().forces_unit;
+            assert_eq!(c.unit, forced.unwrap_or(start.1), "{}", c.strategy);
+        }
+        assert_eq!((c.strategy, c.unit), start);
+        // A unit chosen by key while the strategy forces its own is the user's choice.
+        while c.strategy.spec().forces_unit.is_none() {
+            press(&mut c, &mut held, Action::CycleStrategy);
+        }
+        press(&mut c, &mut held, Action::CycleUnit);
+        press(&mut c, &mut held, Action::CycleStrategy);
+        assert_eq!(c.unit, Unit::Tokens, "no unit held after `u`");
+    }
+
+    #[test]
+    fn the_overlap_a_smaller_size_cut_comes_back_as_the_size_grows() {
+        let mut c = ChunkConfig { size: 30, overlap: 20, ..ChunkConfig::default() };
+        let mut held = Held::default();
+        for _ in 0..3 {
+            press(&mut c, &mut held, Action::SizeDown);
+        }
+        assert!(c.overlap < c.size && c.overlap < 20, "{}/{}", c.size, c.overlap);
+        while c.size <= 20 {
+            press(&mut c, &mut held, Action::SizeUp);
+            assert!(c.overlap < c.size);
+        }
+        assert_eq!(c.overlap, 20, "back to the overlap asked for");
+        // An overlap set by key after the cut is kept.
+        press(&mut c, &mut held, Action::SizeDownBig);
+        press(&mut c, &mut held, Action::OverlapDown);
+        let chosen = c.overlap;
+        press(&mut c, &mut held, Action::SizeUpBig);
+        assert_eq!(c.overlap, chosen);
+    }
 
     /// Every state the sentence keys reach is one `validate` accepts: the
     /// workbench never offers settings the CLI would refuse.

@@ -125,10 +125,16 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     for w in &pane.sem.warnings {
         lines.push(Line::styled(format!("⚠ {}", w.short()), theme.warn));
     }
-    if let Some(err) = &pane.error {
-        lines.push(Line::styled(err.lines().next().unwrap_or("").to_string(), theme.error));
-    }
     lines
+}
+
+/// The pane's error, wrapped to `width` columns: it says what to do next,
+/// and that is at its end.
+fn error_lines(m: &Model, p: usize, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let Some(err) = &m.panes[p].error else { return Vec::new() };
+    let err = err.lines().next().unwrap_or("");
+    let layout = super::layout::Layout::new(err, width.max(1) as usize, 0);
+    layout.lines.iter().map(|&(s, e)| Line::styled(err[s as usize..e as usize].to_string(), theme.error)).collect()
 }
 
 pub fn stats(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
@@ -138,7 +144,8 @@ pub fn stats(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let b = block(" Stats ", theme);
     let inner = b.inner(area);
     b.render(area, buf);
-    let lines = stats_lines(m, p, theme);
+    let mut lines = stats_lines(m, p, theme);
+    lines.extend(error_lines(m, p, theme, inner.width));
     let n = lines.len() as u16;
     Paragraph::new(lines).render(inner, buf);
     let below = Rect { y: inner.y + n, height: inner.height.saturating_sub(n), ..inner };
@@ -346,6 +353,7 @@ pub fn compare_stats(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
             }
         }
         lines.push(Line::styled(option_summary(m, p), theme.dim));
+        lines.extend(error_lines(m, p, theme, inner.width));
         Paragraph::new(lines).render(inner, buf);
     }
 }
