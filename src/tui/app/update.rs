@@ -412,10 +412,11 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             let pane = &mut m.panes[active];
             let before = pane.config.clone();
             if let Some(msg) = crate::tui::features::params::apply(&mut pane.config, param, &tokenizers) {
-                let msg = match pane.held.follow(&before, &mut pane.config, param) {
-                    Some(note) => format!("{msg}; {note}"),
-                    None => msg,
-                };
+                let held = pane.held.follow(&before, &mut pane.config, param);
+                let fallback = matches!(param, Action::CycleStrategy | Action::CycleStrategyAll)
+                    .then(|| crate::tui::features::params::fallback_note(&pane.config, m.kind))
+                    .flatten();
+                let msg = [Some(msg), held, fallback].into_iter().flatten().collect::<Vec<_>>().join("; ");
                 let msg = if m.compare { format!("{}: {msg}", ["A", "B"][active]) } else { msg };
                 set_status(m, msg);
                 return rechunk(m, active).into_iter().collect();

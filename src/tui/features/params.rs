@@ -75,6 +75,11 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
             format!("separators preset {}", c.recursive.preset)
         }
         Action::CycleOption => cycle_option(c),
+        Action::CycleMaxSentences if c.strategy != StrategyKind::Sentence => {
+            // Changing a setting the strategy on screen does not read would
+            // look like a change that did nothing.
+            format!("strategy {} has no sentence limit: O sets the sentence strategy's", c.strategy)
+        }
         Action::CycleMaxSentences => {
             c.sentence.max_sentences = next(&[0, 1, 3, 5, 10], c.sentence.max_sentences);
             // A chunk of N sentences can repeat at most N-1 of them (validate
@@ -103,6 +108,22 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
         c.embed_text.fit = false;
     }
     Some(msg)
+}
+
+/// What a structure strategy does with a document that lacks its structure,
+/// said when the strategy is picked: it then cuts as `recursive` does, and
+/// the same chunks under another name would look like a fault.
+pub fn fallback_note(c: &ChunkConfig, kind: crate::document::DocKind) -> Option<String> {
+    use crate::document::DocKind;
+    match c.strategy {
+        StrategyKind::Html if kind != DocKind::Html => {
+            Some("not an HTML file: it cuts the text by separators, as recursive does".to_string())
+        }
+        StrategyKind::Code if c.code.language.as_deref().and_then(crate::strategy::code::grammar_name).is_none() => {
+            Some("no code grammar for this file: it cuts by separators, as recursive does".to_string())
+        }
+        _ => None,
+    }
 }
 
 /// Settings a key changed without being asked to, kept so that they come
@@ -189,6 +210,19 @@ mod tests {
         let before = c.clone();
         apply(c, action, &["cl100k_base".to_string()]).expect("a parameter action");
         held.follow(&before, c, action);
+    }
+
+    #[test]
+    fn a_structure_strategy_says_when_the_file_lacks_its_structure() {
+        use crate::document::DocKind;
+        let html = ChunkConfig { strategy: StrategyKind::Html, ..ChunkConfig::default() };
+        assert!(fallback_note(&html, DocKind::Markdown).is_some_and(|n| n.contains("recursive")));
+        assert_eq!(fallback_note(&html, DocKind::Html), None);
+        let mut code = ChunkConfig { strategy: StrategyKind::Code, ..ChunkConfig::default() };
+        assert!(fallback_note(&code, DocKind::Markdown).is_some());
+        code.code.language = Some("rs".to_string());
+        assert_eq!(fallback_note(&code, DocKind::Code), None);
+        assert_eq!(fallback_note(&ChunkConfig::default(), DocKind::Markdown), None);
     }
 
     #[test]
