@@ -231,6 +231,15 @@ impl Row {
         true
     }
 
+    /// Draw the chars of `text` in one style until one does not fit.
+    pub fn text(&mut self, buf: &mut Buffer, text: &str, style: Style) {
+        for c in text.chars() {
+            if !self.draw(buf, c, || style) {
+                break;
+            }
+        }
+    }
+
     /// Make the cell at column `x` span `cols` columns: the cell under a
     /// wide glyph's right half blank, and ratatui told the width when it
     /// counts the symbol otherwise (া alone is no column for it, ﾞ two).

@@ -163,6 +163,13 @@ impl Layout {
         Layout { width, doc_rev, lines }
     }
 
+    /// The rows `text` wraps to in `width` columns, as slices of it: for a
+    /// short text drawn in a panel, wrapped as the document is.
+    pub fn rows(text: &str, width: usize) -> Vec<&str> {
+        let layout = Layout::new(text, width, 0);
+        layout.lines.iter().map(|&(s, e)| &text[s as usize..e as usize]).collect()
+    }
+
     pub fn len(&self) -> usize {
         self.lines.len()
     }
@@ -210,8 +217,7 @@ mod tests {
     }
 
     fn wrap(text: &str, width: usize) -> Vec<&str> {
-        let l = Layout::new(text, width, 0);
-        l.lines.iter().map(|&(s, e)| &text[s as usize..e as usize]).collect()
+        Layout::rows(text, width)
     }
 
     #[test]

@@ -133,8 +133,8 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
 fn error_lines(m: &Model, p: usize, theme: &Theme, width: u16) -> Vec<Line<'static>> {
     let Some(err) = &m.panes[p].error else { return Vec::new() };
     let err = err.lines().next().unwrap_or("");
-    let layout = super::layout::Layout::new(err, width.max(1) as usize, 0);
-    layout.lines.iter().map(|&(s, e)| Line::styled(err[s as usize..e as usize].to_string(), theme.error)).collect()
+    let rows = super::layout::Layout::rows(err, width.max(1) as usize);
+    rows.into_iter().map(|row| Line::styled(row.to_string(), theme.error)).collect()
 }
 
 pub fn stats(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
@@ -188,17 +188,11 @@ fn embedded_as(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer)
         if part.is_empty() {
             continue;
         }
-        let layout = super::layout::Layout::new(part, area.width.max(1) as usize, 0);
-        for &(s, e) in &layout.lines {
+        for row in super::layout::Layout::rows(part, area.width.max(1) as usize) {
             if y >= area.y + area.height {
                 return;
             }
-            let mut row = super::doc::Row::new(area.x, y, area.x + area.width);
-            for c in part[s as usize..e as usize].chars() {
-                if !row.draw(buf, c, || style) {
-                    break;
-                }
-            }
+            super::doc::Row::new(area.x, y, area.x + area.width).text(buf, row, style);
             y += 1;
         }
     }
@@ -321,12 +315,7 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         let end = inner.x + inner.width;
         x = buf.set_stringn(x, y, cells, end.saturating_sub(x) as usize, size_style).0;
         // Cell by cell as the document pane draws text (marks and all).
-        let mut row = super::doc::Row::new(x, y, end);
-        for ch in preview.chars() {
-            if !row.draw(buf, ch, || row_style) {
-                break;
-            }
-        }
+        super::doc::Row::new(x, y, end).text(buf, &preview, row_style);
     }
 }
 
