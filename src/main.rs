@@ -125,6 +125,10 @@ fn one_line(err: &clap::Error) -> String {
             format!("`{}` needs a command{valid}: {help}", command_of(err))
         }
         ErrorKind::ArgumentConflict => match get(ContextKind::PriorArg) {
+            // clap names the same option twice as a conflict with itself.
+            Some(prior) if prior.split_whitespace().next() == flag.split_whitespace().next() => {
+                format!("{flag} is given twice: keep one ({help})")
+            }
             Some(prior) => format!("{flag} cannot be used with {prior}: drop one of them ({help})"),
             None => format!("{flag} cannot be used here: {help}"),
         },

@@ -322,6 +322,9 @@ fn argument_errors_are_one_line_with_the_fix() {
     refused(&["chunk", &doc, "--overlap", "-1"], &["--overlap must be a whole number ≥ 0, not -1"]);
     refused(&["chunk", &doc, "--size"], &["--size needs a value", "--size <N>", "chunktui chunk --help"]);
     refused(&["chunk", &doc, "--bogus"], &["unknown option '--bogus'", "see `chunktui chunk --help`"]);
+    // clap calls an option given twice a conflict with itself.
+    let err = refused(&["chunk", &doc, "--size", "9", "--size", "12"], &["--size", "given twice: keep one"]);
+    assert!(!err.contains("cannot be used with"), "{err}");
     refused(
         &["stats", &doc, "--siz", "5"],
         &["unknown option '--siz'", "did you mean '--size'?", "chunktui stats --help"],

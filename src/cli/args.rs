@@ -509,11 +509,11 @@ pub struct ChunkFlags {
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true, value_parser = whole("--min-size", 0))]
     pub min_size: Option<usize>,
     /// cluster: the tokens of one piece (of --tokenizer, whatever --unit is); boundaries are chosen between
-    /// pieces, each embedded once (default 50).
+    /// pieces, each embedded once, and a chunk holds at most --size / N of them (default 50).
     #[arg(long, value_name = "N", global = true, allow_negative_numbers = true,
           value_parser = whole("--piece-size", 1))]
     pub piece_size: Option<usize>,
-    /// cluster: adjacent (each piece like the next, the default) or pairwise (every pair of pieces in a chunk).
+    /// cluster: pairwise (every pair of pieces in a chunk, the default) or adjacent (each piece like the next).
     #[arg(long, value_name = "OBJECTIVE", global = true)]
     pub cluster_objective: Option<String>,
     /// Text put before every model input (e5 models: "query: "); default: from the model directory.
