@@ -114,6 +114,31 @@ fn lint_exits_1_on_findings_0_when_clean_2_on_a_bad_config() {
 }
 
 #[test]
+fn lint_takes_a_folder_file_by_file_as_stats_does() {
+    let d = Dir::new();
+    let guide = d.write("docs/guide.md", DOC.as_bytes());
+    let clean = d.write("docs/clean.md", b"One short paragraph.\n");
+    let blob = d.write("docs/blob.bin", b"\x00\x01 not text");
+    let folder = d.root().join("docs").display().to_string();
+    let out = run(&["lint", &folder, "--size", "60", "--overlap", "0"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "findings in one file: {stderr}");
+    let text = stdout(&out);
+    assert!(text.lines().all(|l| l.starts_with(&format!("{guide}:"))), "only the guide has findings:\n{text}");
+    assert!(stderr.contains(&format!("skipped {blob}")) && stderr.contains("binary"), "{stderr}");
+    assert!(stderr.contains("in 1 of 2 files in"), "{stderr}");
+    // As JSON: one object per file read, in path order.
+    let out = run(&["lint", &folder, "--size", "60", "--overlap", "0", "--json"]);
+    let all: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let files: Vec<&str> = all.as_array().expect("an array").iter().map(|f| f["file"].as_str().unwrap()).collect();
+    assert_eq!(files, [clean.as_str(), guide.as_str()]);
+    // A folder with nothing to say exits 0.
+    std::fs::remove_file(&guide).unwrap();
+    let out = run(&["lint", &folder]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
 fn no_lint_and_a_config_switch_leave_the_numbers_and_skip_the_rules() {
     let d = Dir::new();
     let f = d.write("guide.md", DOC.as_bytes());

@@ -231,3 +231,26 @@ fn footer_never_cuts_a_label_and_keeps_quit_and_help() {
         }
     }
 }
+
+/// The screen's rows as text.
+fn rows(buf: &Buffer) -> Vec<String> {
+    let a = buf.area;
+    (a.y..a.y + a.height).map(|y| (a.x..a.x + a.width).map(|x| buf[(x, y)].symbol()).collect()).collect()
+}
+
+#[test]
+fn a_long_status_says_it_goes_on_and_a_size_never_read_is_not_shown() {
+    let area = Rect::new(0, 0, 80, 24);
+    let mut m = model("Some text to cut.\n", 20, 5, area);
+    m.status.text = format!("{} 结尾", "a message far too long for one status line ".repeat(3));
+    let mut buf = Buffer::empty(area);
+    view::render(&m, &Theme::dark(), area, &mut buf);
+    let screen = rows(&buf);
+    let last = screen.last().unwrap().trim_end();
+    assert!(last.ends_with('…'), "{last:?}");
+    assert!(!last.contains("结尾"), "{last:?}");
+    assert!(view::settings_summary(&m, 0).starts_with("fixed 20/5"), "{}", view::settings_summary(&m, 0));
+    m.panes[0].config.strategy = StrategyKind::Document;
+    let summary = view::settings_summary(&m, 0);
+    assert!(summary.contains("no size limit") && !summary.contains("20"), "{summary}");
+}

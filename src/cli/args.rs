@@ -235,7 +235,8 @@ pub struct StatsCmd {
 
 #[derive(Args, Debug)]
 pub struct LintCmd {
-    /// Input file, or - for standard input.
+    /// Input file, a folder or glob (each file linted in turn, findings prefixed by its path), or - for
+    /// standard input.
     pub file: PathBuf,
     #[command(flatten)]
     pub flags: ChunkFlags,

@@ -172,15 +172,28 @@ pub fn linted<R>(
     })
 }
 
-/// `chunktui lint FILE`: every finding, one per line; exit 1 when any.
+/// `chunktui lint FILE|DIR`: every finding, one per line; exit 1 when any.
+/// A folder (or glob) is linted file by file, as `stats` reads one; a file
+/// that cannot be read is named on stderr and the rest go on.
 pub fn run(cmd: LintCmd) -> Result<()> {
-    let (config, doc, chunker) = super::commands::prepare(&cmd.flags, &cmd.file)?;
-    // Cut as `stats` cuts: a large file cut small holds no chunk list.
-    let (opts, measured) = linted(&config, &doc, |opts, tally| {
-        crate::measure::measure(&chunker, &doc, None, Some(Linting { opts, tally, keep: None }))
-    })?;
-    let report = Report::of(&doc, measured.lint.unwrap_or_default(), &opts);
-    let name = cmd.file.display().to_string();
+    let inputs = std::slice::from_ref(&cmd.file);
+    let many = super::corpus::is_many(inputs);
+    let files = if many { super::corpus::expand(inputs)? } else { vec![cmd.file.clone()] };
+    let mut reports = Vec::new();
+    let mut unread = 0;
+    for file in &files {
+        match lint_one(&cmd, file) {
+            Ok(r) => reports.push((file.display().to_string(), r)),
+            Err(e) if many => {
+                unread += 1;
+                eprintln!("chunktui: skipped {}: {e}", file.display());
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if reports.is_empty() {
+        return Err(Error::input(format!("none of the {unread} files in {} could be linted", cmd.file.display())));
+    }
     // Written as they are listed: a large file cut small can have millions.
     super::commands::emit_with(None, &mut |out| {
         if cmd.json {
@@ -190,26 +203,55 @@ pub fn run(cmd: LintCmd) -> Result<()> {
                 #[serde(flatten)]
                 json: Json<'a>,
             }
-            serde_json::to_writer_pretty(&mut *out, &Out { file: &name, json: report.json() })?;
+            let outs: Vec<Out<'_>> = reports.iter().map(|(name, r)| Out { file: name, json: r.json() }).collect();
+            if many {
+                serde_json::to_writer_pretty(&mut *out, &outs)?;
+            } else {
+                serde_json::to_writer_pretty(&mut *out, &outs[0])?;
+            }
             return writeln!(out);
         }
-        for (f, line) in report.findings.iter().zip(&report.lines) {
-            writeln!(out, "{name}:{line}: {}: chunk {}: {}", f.rule, f.chunk, f.message)?;
-        }
-        for s in &report.summary {
-            writeln!(out, "{name}: {s}")?;
+        for (name, report) in &reports {
+            for (f, line) in report.findings.iter().zip(&report.lines) {
+                writeln!(out, "{name}:{line}: {}: chunk {}: {}", f.rule, f.chunk, f.message)?;
+            }
+            for s in &report.summary {
+                writeln!(out, "{name}: {s}")?;
+            }
         }
         Ok(())
     })?;
-    let n = report.findings.len();
+    let n: usize = reports.iter().map(|(_, r)| r.findings.len()).sum();
     if n > 0 {
-        let counts: Vec<String> =
-            report.counts.iter().filter(|(_, n)| *n > 0).map(|(r, n)| format!("{n} {r}")).collect();
+        let mut counts: Vec<(Rule, usize)> = Vec::new();
+        for (rule, k) in reports.iter().flat_map(|(_, r)| r.counts.iter()) {
+            match counts.iter_mut().find(|(r, _)| r == rule) {
+                Some(c) => c.1 += k,
+                None => counts.push((*rule, *k)),
+            }
+        }
+        let counts: Vec<String> = counts.iter().filter(|(_, n)| *n > 0).map(|(r, n)| format!("{n} {r}")).collect();
+        let place = if many {
+            let with = reports.iter().filter(|(_, r)| !r.findings.is_empty()).count();
+            format!("{with} of {} files in {}", reports.len(), cmd.file.display())
+        } else {
+            cmd.file.display().to_string()
+        };
         return Err(Error::Changed(format!(
-            "{n} lint finding{} in {name} ({})",
+            "{n} lint finding{} in {place} ({})",
             if n == 1 { "" } else { "s" },
             counts.join(", ")
         )));
     }
     Ok(())
+}
+
+/// The lint of one file under the command's flags.
+fn lint_one(cmd: &LintCmd, file: &std::path::Path) -> Result<Report> {
+    let (config, doc, chunker) = super::commands::prepare(&cmd.flags, file)?;
+    // Cut as `stats` cuts: a large file cut small holds no chunk list.
+    let (opts, measured) = linted(&config, &doc, |opts, tally| {
+        crate::measure::measure(&chunker, &doc, None, Some(Linting { opts, tally, keep: None }))
+    })?;
+    Ok(Report::of(&doc, measured.lint.unwrap_or_default(), &opts))
 }

@@ -27,7 +27,7 @@ impl ChunkConfig {
             }
         }
         let mut config: Self = if json {
-            serde_json::from_str(text).map_err(|e| Error::config(clean_serde_message(&e.to_string())))?
+            serde_json::from_str(text).map_err(|e| Error::config(json_message(&e)))?
         } else {
             toml::from_str(text).map_err(|e| Error::config(toml_message(text, &e)))?
         };
@@ -61,6 +61,19 @@ pub(crate) fn is_json(path: &Path) -> bool {
 
 fn clean_serde_message(msg: &str) -> String {
     msg.trim().replace('\n', " ")
+}
+
+/// A JSON error on one line, place first as for TOML: `line 1, column
+/// 25: invalid type: string "big", expected a whole number`.
+fn json_message(err: &serde_json::Error) -> String {
+    let full = clean_serde_message(&err.to_string());
+    // serde_json appends " at line L column C" to the message itself.
+    let what = full.rsplit_once(" at line ").map_or(full.as_str(), |(what, _)| what);
+    let what = plain_types(what);
+    if err.line() == 0 {
+        return what;
+    }
+    format!("line {}, column {}: {what}", err.line(), err.column())
 }
 
 /// A TOML error on one line, saying where: `line 4, column 8, key size:
@@ -140,6 +153,14 @@ fn plain_types(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_errors_say_line_and_column_in_plain_types() {
+        let msg = ChunkConfig::parse("{\"version\": 1,\n \"size\": \"big\"}", true).unwrap_err().to_string();
+        assert_eq!(msg, "line 2, column 14: invalid type: string \"big\", expected a whole number");
+        let msg = ChunkConfig::parse("{\"version\": 1, \"size\": -3}", true).unwrap_err().to_string();
+        assert_eq!(msg, "line 1, column 25: invalid value: integer `-3`, expected a whole number");
+    }
 
     #[test]
     fn toml_errors_say_line_column_and_key() {

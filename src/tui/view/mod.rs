@@ -199,6 +199,8 @@ pub fn counting(m: &Model, p: usize) -> bool {
 
 pub fn settings_summary(m: &Model, p: usize) -> String {
     let c = &m.panes[p].config;
+    // A size the strategy never reads would look like a setting in force.
+    let size = if c.strategy.spec().reads_size() { c.size.to_string() } else { "no size limit,".into() };
     if c.strategy.needs_model() {
         let model = m.panes[p]
             .sem
@@ -210,7 +212,10 @@ pub fn settings_summary(m: &Model, p: usize) -> String {
         } else {
             String::new()
         };
-        return format!("{} {} {}{t} · {model}", c.strategy, c.size, c.unit);
+        return format!("{} {size} {}{t} · {model}", c.strategy, c.unit);
+    }
+    if !c.strategy.spec().reads_size() {
+        return format!("{} {size} {}", c.strategy, c.unit);
     }
     if c.uses_overlap() {
         format!("{} {}/{} {}", c.strategy, c.size, c.overlap, c.unit)
@@ -258,7 +263,9 @@ fn status(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         ]))
         .render(r, buf);
     }
-    Paragraph::new(Line::from(Span::styled(format!(" {}", m.status.text), style))).render(area, buf);
+    // A message longer than the line says it goes on.
+    let text = overlay::head(&format!(" {}", m.status.text), area.width as usize);
+    Paragraph::new(Line::from(Span::styled(text, style))).render(area, buf);
 }
 
 /// The embedding progress bar for the status line: a label and the bar.

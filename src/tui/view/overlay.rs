@@ -112,6 +112,25 @@ pub fn prompt(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     Paragraph::new(line).render(area, buf);
 }
 
+/// The start of `s` that fits `width` columns, with `…` when cut.
+pub fn head(s: &str, width: usize) -> String {
+    let w = |c: char| crate::tui::view::layout::char_width(c);
+    if s.chars().map(w).sum::<usize>() <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 1; // the ellipsis
+    for c in s.chars() {
+        if used + w(c) > width {
+            break;
+        }
+        used += w(c);
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
 /// The end of `s` that fits `width` columns, with `…` when cut.
 pub fn tail(s: &str, width: usize) -> String {
     let w = |c: char| crate::tui::view::layout::char_width(c);
@@ -129,4 +148,20 @@ pub fn tail(s: &str, width: usize) -> String {
     }
     out.push('…');
     out.into_iter().rev().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_and_tail_fit_the_width_and_say_when_they_cut() {
+        assert_eq!(head("short", 9), "short");
+        assert_eq!(head("a status line", 7), "a stat…");
+        assert_eq!(tail("a status line", 7), "…s line");
+        // Wide glyphs count two columns and are never split.
+        assert_eq!(head("中文字符", 6), "中文…");
+        assert_eq!(tail("中文字符", 6), "…字符");
+        assert_eq!(head("中文字符", 4), "中…");
+    }
 }
