@@ -29,7 +29,7 @@ TOP: dict[str, Any] = {
     "overlap": 12,
 }
 SECTIONS: dict[str, dict[str, Any]] = {
-    "cluster": {"objective": "pairwise", "piece_size": 30, "split_cost": 0.25},
+    "cluster": {"objective": "adjacent", "piece_size": 30, "split_cost": 0.25},
     "code": {"language": "rust"},
     "embed_text": {"enabled": True, "fit": True},
     "hierarchical": {"base": "sentence", "levels": [3000, 600]},

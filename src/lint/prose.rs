@@ -131,7 +131,9 @@ pub fn tiny_fragment(cx: &LevelCx<'_>, out: &mut Vec<Finding>) {
     let limit = tiny_limit(size);
     for (i, c) in cx.iter() {
         if c.size < limit {
-            let message = format!("{} {unit}, under a tenth of the size ({size} {unit})", c.size);
+            let one = unit.to_string();
+            let counted = if c.size == 1 { one.trim_end_matches('s') } else { &one };
+            let message = format!("{} {counted}, under a tenth of the size ({size} {unit})", c.size);
             out.push(Finding { rule: Rule::TinyFragment, chunk: i, at: cx.trimmed(i).start, message: message.into() });
         }
     }
