@@ -162,8 +162,9 @@ fn cluster_cuts_at_every_topic_shift_within_the_cap_in_english_and_chinese() {
     let e = me5();
     // A sentence a line, and pieces smaller than two sentences (the
     // recursive splitter packs lines up to the piece size), so that no
-    // piece straddles two topics.
-    for (topics, size, piece) in [(&EN_TOPICS, 420, 16), (&ZH_TOPICS, 90, 24)] {
+    // piece straddles two topics. Each size holds a topic's five pieces in
+    // its slots (size / piece size, in characters at the text's rate).
+    for (topics, size, piece) in [(&EN_TOPICS, 420, 16), (&ZH_TOPICS, 120, 24)] {
         let (text, shifts) = document(topics, "\n");
         for objective in ClusterObjective::ALL {
             let mut cfg = config(StrategyKind::Cluster);

@@ -110,7 +110,7 @@ pub fn problems(config: &ChunkConfig, problems: &mut Vec<String>) {
 pub fn cut(a: &SemanticAnalysis, text: &str, config: &ChunkConfig) -> Vec<Range<usize>> {
     let o = &config.cluster;
     let costs = split_costs(a, text, o.split_cost);
-    let cap = Cap { size: config.size, pieces: pieces_per_chunk(a, config) };
+    let cap = Cap { size: config.size, pieces: pieces_per_chunk(a, text, config) };
     groups(a, cap, o.objective, &costs).into_iter().map(|(i, j)| a.sentences[i].start..a.sentences[j].end).collect()
 }
 
@@ -132,21 +132,33 @@ pub struct Cap {
 /// of short pieces short: on Chroma's 472 questions (MiniLM, k = 5, 200
 /// cl100k tokens) that is what gains IoU over `recursive` at equal recall.
 ///
-/// `piece_size` is in tokens; in another unit it is measured as the
-/// pieces' own 90th-percentile size in that unit (pieces cut at the token
-/// limit are the large ones), so the rule reads the same in every unit.
-pub fn pieces_per_chunk(a: &SemanticAnalysis, config: &ChunkConfig) -> usize {
+/// `piece_size` is in tokens; in another unit it is converted at the
+/// text's own rate, measured on up to [`RATE_SAMPLE`] pieces spread over
+/// it (a Chinese piece of 50 tokens is about 80 characters, an English one
+/// about 210), so the rule reads the same in every unit.
+pub fn pieces_per_chunk(a: &SemanticAnalysis, text: &str, config: &ChunkConfig) -> usize {
     if config.size == 0 || a.is_empty() {
         return MAX_PIECES_PER_CHUNK;
     }
-    let piece = if config.unit == Unit::Tokens {
-        config.cluster.piece_size
-    } else {
-        let mut sizes: Vec<usize> = (0..a.len()).map(|i| a.size(i, i)).collect();
-        sizes.sort_unstable();
-        sizes[(sizes.len() - 1) * 9 / 10]
-    };
-    (config.size / piece.max(1)).clamp(1, MAX_PIECES_PER_CHUNK)
+    let piece = config.cluster.piece_size as f64
+        * if config.unit == Unit::Tokens { 1.0 } else { unit_per_token(a, text, config).unwrap_or(1.0) };
+    ((config.size as f64 / piece.max(1.0)) as usize).clamp(1, MAX_PIECES_PER_CHUNK)
+}
+
+/// Pieces measured for [`unit_per_token`].
+pub const RATE_SAMPLE: usize = 256;
+
+/// The analysis's unit per token of `config.tokenizer`, over a sample of
+/// the pieces; None when the tokenizer does not load or counts nothing.
+fn unit_per_token(a: &SemanticAnalysis, text: &str, config: &ChunkConfig) -> Option<f64> {
+    let tokens = crate::size::Sizer::for_unit(Unit::Tokens, &config.tokenizer).ok()?;
+    let step = a.len().div_ceil(RATE_SAMPLE).max(1);
+    let (mut unit, mut counted) = (0usize, 0usize);
+    for i in (0..a.len()).step_by(step) {
+        unit += a.size(i, i);
+        counted += tokens.size(text.get(a.sentences[i].clone())?);
+    }
+    (counted > 0 && unit > 0).then(|| unit as f64 / counted as f64)
 }
 
 /// What a boundary after each piece costs: nothing at a blank line (or at
@@ -377,7 +389,12 @@ mod tests {
         let index = sizer.index(text).unwrap();
         let a = SemanticAnalysis::from_embeddings(pieces, vec![vec![1.0, 0.0]; 4], &index);
         assert_eq!(split_costs(&a, text, 0.5), vec![0.5, 0.0, 0.5, 0.0]);
-        let config = ChunkConfig { size: 4, ..ChunkConfig::default() };
+        // Pieces of one token each: four fit the size of 4.
+        let config = ChunkConfig {
+            size: 4,
+            cluster: crate::config::ClusterOptions { piece_size: 1, ..Default::default() },
+            ..ChunkConfig::default()
+        };
         assert_eq!(cut(&a, text, &config), vec![0..3, 5..8]);
     }
 
@@ -432,13 +449,19 @@ mod tests {
             cluster: crate::config::ClusterOptions { piece_size, ..Default::default() },
             ..ChunkConfig::default()
         };
-        assert_eq!(pieces_per_chunk(&a, &tokens(200, 50)), 4);
-        assert_eq!(pieces_per_chunk(&a, &tokens(199, 50)), 3);
-        assert_eq!(pieces_per_chunk(&a, &tokens(20, 50)), 1, "never fewer than one");
-        assert_eq!(pieces_per_chunk(&a, &tokens(0, 50)), MAX_PIECES_PER_CHUNK, "no size, no slots");
-        // In characters a piece here measures 1, so a size of 3 has 3 slots.
-        let chars = ChunkConfig { size: 3, unit: Unit::Chars, ..ChunkConfig::default() };
-        assert_eq!(pieces_per_chunk(&a, &chars), 3);
+        assert_eq!(pieces_per_chunk(&a, text, &tokens(200, 50)), 4);
+        assert_eq!(pieces_per_chunk(&a, text, &tokens(199, 50)), 3);
+        assert_eq!(pieces_per_chunk(&a, text, &tokens(20, 50)), 1, "never fewer than one");
+        assert_eq!(pieces_per_chunk(&a, text, &tokens(0, 50)), MAX_PIECES_PER_CHUNK, "no size, no slots");
+        // In characters: each piece here is one character and one token, so
+        // a piece of 2 tokens is 2 characters and a size of 6 has 3 slots.
+        let chars = ChunkConfig {
+            size: 6,
+            unit: Unit::Chars,
+            cluster: crate::config::ClusterOptions { piece_size: 2, ..Default::default() },
+            ..ChunkConfig::default()
+        };
+        assert_eq!(pieces_per_chunk(&a, text, &chars), 3);
         let g = groups(&a, Cap { size: 0, pieces: 4 }, ClusterObjective::Pairwise, &[0.0; 10]);
         assert!(g.iter().all(|&(i, j)| j - i < 4), "{g:?}");
         assert_eq!(g.len(), 3, "ten pieces in chunks of at most four: {g:?}");
