@@ -66,14 +66,15 @@ pub fn build(base: Option<&ChunkConfig>, overrides: Map<String, Value>) -> Resul
     Ok(config)
 }
 
-/// serde_json's "at line 1 column 57" points into JSON the caller never
-/// saw: name the keyword instead (the first one that fails on its own over
-/// the defaults), as the CLI's TOML errors name the key.
+/// The place in a JSON error ("line 1, column 57: ") points into JSON the
+/// caller never saw: name the keyword instead (the first one that fails on
+/// its own over the defaults), as the CLI's TOML errors name the key.
 fn name_the_keyword(err: Error, overrides: &Map<String, Value>) -> Error {
     let Error::Config(message) = err else { return err };
-    let message = match message.find(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message,
+    let placed = message.strip_prefix("line ").and_then(|rest| rest.split_once(": "));
+    let message = match placed {
+        Some((place, what)) if place.contains(", column ") => what.to_string(),
+        _ => message,
     };
     let defaults = serde_json::to_value(ChunkConfig::default()).expect("a config serialises");
     let culprit = overrides.iter().find(|(key, value)| {
