@@ -227,6 +227,9 @@ pub struct SemanticAnalysis {
     ended: Vec<usize>,
     started: Vec<usize>,
     ranks: Vec<f64>,
+    /// `cluster`'s units per token of these pieces, measured on the first
+    /// cut and kept: every size change re-cuts the same analysis.
+    pub(crate) unit_per_token: std::sync::OnceLock<Option<f64>>,
 }
 
 impl SemanticAnalysis {
@@ -375,7 +378,17 @@ impl SemanticAnalysis {
         let to_mean = DistanceStats::new(distances_to_running_mean(&embeddings, 3));
         let (ended, started) = size_lookup(&sentences, index);
         let ranks = distances.ranks();
-        SemanticAnalysis { sentences, embeddings, distances, to_mean, truncated: Vec::new(), ended, started, ranks }
+        SemanticAnalysis {
+            sentences,
+            embeddings,
+            distances,
+            to_mean,
+            truncated: Vec::new(),
+            ended,
+            started,
+            ranks,
+            unit_per_token: std::sync::OnceLock::new(),
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -140,8 +140,14 @@ pub fn pieces_per_chunk(a: &SemanticAnalysis, text: &str, config: &ChunkConfig) 
     if config.size == 0 || a.is_empty() {
         return MAX_PIECES_PER_CHUNK;
     }
-    let piece = config.cluster.piece_size as f64
-        * if config.unit == Unit::Tokens { 1.0 } else { unit_per_token(a, text, config).unwrap_or(1.0) };
+    let rate = if config.unit == Unit::Tokens {
+        1.0
+    } else {
+        // The pieces were cut with this tokenizer (it is in their key), so the
+        // rate is the analysis's own: measured once, not on every size.
+        a.unit_per_token.get_or_init(|| unit_per_token(a, text, config)).unwrap_or(1.0)
+    };
+    let piece = config.cluster.piece_size as f64 * rate;
     ((config.size as f64 / piece.max(1.0)) as usize).clamp(1, MAX_PIECES_PER_CHUNK)
 }
 
