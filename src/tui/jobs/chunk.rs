@@ -92,13 +92,23 @@ fn chunk_streaming(
     }
     // Model and LLM strategies never stream (`Strategy::streams` is false for them).
     let chunks = match first {
-        Some((screen, part)) if chunker.streams() => {
+        Some((screen, part)) if chunker.streams() || chunker.holds_no_list() => {
             let mut chunks = Vec::new();
             // The chunks on screen from the stream, unless the pass handed them over before.
             let sent = std::cell::Cell::new(false);
             let part = std::cell::RefCell::new(part);
+            // A strategy that only mostly cuts in text order (LangChain's
+            // placement with overlap, or in words or tokens) shows its first
+            // chunks early only while every chunk so far came after the one
+            // before: then the screen's chunks are all there, unless a later
+            // search fails and lands one back on screen, which the whole
+            // result, right behind, puts right.
+            let mut in_order = true;
+            let mut last_start = 0;
             let mut emit = |c: Chunk| {
-                if !sent.get() && c.range.start >= screen.end {
+                in_order &= c.range.start >= last_start;
+                last_start = c.range.start;
+                if !sent.get() && in_order && c.range.start >= screen.end {
                     sent.set(true);
                     (part.borrow_mut())(&chunks, true);
                 }
@@ -115,18 +125,14 @@ fn chunk_streaming(
                 chunker.chunk_each_in(text, structure, None, ctl, &mut emit)
             }
             .map_err(|e| e.to_string())?;
+            if !sent.get() {
+                show_through_screen(&chunks, &screen, *part.borrow_mut());
+            }
             chunks
         }
         Some((screen, part)) => {
             let chunks = chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?;
-            // The statistics read the text no chunk covers, which LangChain's
-            // placement can make megabytes: show the cut before them.
-            let through_screen = if chunks.is_sorted_by_key(|c| c.range.start) {
-                chunks.partition_point(|c| c.range.start < screen.end)
-            } else {
-                chunks.len()
-            };
-            part(&chunks[..through_screen], true);
+            show_through_screen(&chunks, &screen, part);
             chunks
         }
         None => chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?,
@@ -134,6 +140,18 @@ fn chunk_streaming(
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let stats = Stats::compute(&chunks, text, limit);
     Ok((chunks, stats))
+}
+
+/// Hand `part` the whole result's chunks through the screen before the
+/// statistics, which read the text no chunk covers: LangChain's placement
+/// can leave megabytes of it.
+fn show_through_screen(chunks: &[Chunk], screen: &std::ops::Range<usize>, part: &mut dyn FnMut(&[Chunk], bool)) {
+    let through_screen = if chunks.is_sorted_by_key(|c| c.range.start) {
+        chunks.partition_point(|c| c.range.start < screen.end)
+    } else {
+        chunks.len()
+    };
+    part(&chunks[..through_screen], true);
 }
 
 /// One chunk job; the chunks it delivers are counted next.
