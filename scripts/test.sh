@@ -83,6 +83,8 @@ if [ $# -eq 0 ]; then
   if cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; then
     echo "test.sh: cargo fmt --check and clippy (warnings are errors)" >&2
     cargo fmt --all --check
+    # The Python package's crate is not a workspace member: checked on its own.
+    cargo fmt --check --manifest-path python/Cargo.toml
     cargo clippy --locked --all-features --all-targets -- -D warnings
   else
     echo "test.sh: WARNING: rustfmt or clippy is missing (rustup component add rustfmt clippy): style checks NOT run" >&2

@@ -65,9 +65,7 @@ pub fn records(text: &str, chunks: Vec<chunktui::Chunk>) -> Vec<Row> {
         .into_iter()
         .zip(chars)
         .enumerate()
-        .map(|(index, (c, chars))| {
-            Row { index, range: c.range, chars, size: c.size, meta: c.meta }
-        })
+        .map(|(index, (c, chars))| Row { index, range: c.range, chars, size: c.size, meta: c.meta })
         .collect()
 }
 
