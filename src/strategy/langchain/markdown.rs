@@ -74,13 +74,24 @@ fn all_in_printable_ranges(s: &str) -> bool {
         if b < 0x80 {
             return false;
         }
-        // `i` is a char boundary: it only ever moves past whole chars.
-        let Some(c) = s[i..].chars().next() else { return false };
-        if !PRINTABLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c)) {
-            return false;
+        // `i` is a char boundary: it only ever moves past whole chars. The
+        // run of chars outside ASCII is read here, without going back to
+        // the word loop after each one (Chinese prose is such a run).
+        for c in s[i..].chars() {
+            if c.is_ascii() {
+                break;
+            }
+            if !is_printable_char(c) {
+                return false;
+            }
+            i += c.len_utf8();
         }
-        i += c.len_utf8();
     }
+}
+
+/// Whether `c` lies in [`PRINTABLE`], CJK ideographs asked first.
+fn is_printable_char(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fef}').contains(&c) || PRINTABLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
 /// The length of the run of printable ASCII (`' '..='~'`) `bytes` starts with.
@@ -284,14 +295,17 @@ impl<'a, 'e> Reader<'a, 'e> {
     fn line(&mut self, line: Range<usize>) -> Result<()> {
         let text = self.out.text;
         if line.start < self.out.within.start {
-            // Before the stretch handed over, a line that starts with a
-            // printable char (not a space) that no header or fence starts
-            // with is only a line of the block: no need to read the rest of
-            // it (nor to strip its end: no chunk handed over ends on it).
-            let first = text[line.clone()].chars().next();
-            let printable = |c: char| c != ' ' && PRINTABLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c));
-            if let Some(c) = first.filter(|&c| printable(c) && !self.may_mark(c)) {
-                self.current.push("", line, false);
+            // Before the stretch handed over, a line whose first char past
+            // its indent (a Chinese novel's "\u{3000}\u{3000}") is printable
+            // and starts no header or fence is only a line of the block: no
+            // need to read the rest of it (nor to strip its end: no chunk
+            // handed over ends on it).
+            let rest = text[line.clone()].trim_start_matches(super::is_py_space);
+            let start = line.end - rest.len();
+            // (A line whose indent ends where the stretch starts is gathered.)
+            let first = rest.chars().next().filter(|_| start < self.out.within.start);
+            if let Some(c) = first.filter(|&c| is_printable_char(c) && !self.may_mark(c)) {
+                self.current.push("", start..line.end, false);
                 self.current.last_first = Some(c);
                 return Ok(());
             }
@@ -565,6 +579,8 @@ mod tests {
             "# H\n```\n\n```\n## I\ntext\n",
             "§ 一\n正文\n§§ 二\n\n§§ 二\n再\n# 三\n§ 一\n",
             "§ 一\n正文\n\n# 三\n内容\n\n更多\n",
+            // A novel's indented paragraphs; indented lines that are a header, a fence, nothing.
+            "\u{3000}\u{3000}第一段。\n\u{3000}\u{3000}第二段。\n  # 章\n\t正文\n \u{3000}```\n\u{3000}# 码\n```\n\u{3000}\n \u{200b}x\n",
         ];
         let sizer = crate::size::Sizer::chars();
         let len = LenFn::new(&sizer);
