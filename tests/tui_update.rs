@@ -77,6 +77,33 @@ fn size_key_requests_a_rechunk_with_a_new_revision() {
 }
 
 #[test]
+fn a_size_key_re_cuts_nothing_for_a_strategy_without_a_size_limit() {
+    for strategy in [StrategyKind::Document, StrategyKind::LangchainMarkdownHeader] {
+        let mut m = model_with(&text(), 100, 0);
+        m.panes[0].config.strategy = strategy;
+        let cmds = start(&mut m);
+        run(&mut m, cmds);
+        let (chunks, rev) = (m.panes[0].chunks.clone(), m.panes[0].rev);
+        for k in ['+', '-', '-'] {
+            let before = m.panes[0].config.size;
+            let cmds = update(&mut m, key(k));
+            assert!(cmds.is_empty(), "{strategy} {k}: the same chunks need no cut: {}", cmds.len());
+            let size = m.panes[0].config.size;
+            assert_ne!(size, before, "{strategy} {k}: the size still follows the key (it is exported)");
+            assert_eq!(m.status.text, format!("size {size} chars ({strategy}: no size limit, the same chunks)"));
+            assert!(!m.panes[0].pending(), "{strategy}: nothing waits");
+            assert_eq!((m.panes[0].rev, &m.panes[0].chunks), (rev, &chunks), "{strategy}");
+        }
+        // What the strategy reads (the unit its sizes are counted in) still re-cuts.
+        let cmds = update(&mut m, key('u'));
+        assert_eq!(cmds.len(), 1, "{strategy}: a new unit re-counts the chunks");
+    }
+    // A strategy that reads the size re-cuts on the same key.
+    let mut m = ready();
+    assert_eq!(update(&mut m, key('+')).len(), 1);
+}
+
+#[test]
 fn stale_results_are_dropped_and_the_newest_wins() {
     let mut m = ready();
     let first = update(&mut m, key('+'));

@@ -57,6 +57,9 @@ pub struct Pane {
     pub lint: crate::tui::features::lint::PaneLint,
     /// Settings a key changed on its own, kept so that they can come back.
     pub held: crate::tui::features::params::Held,
+    /// The config of request `rev`: what the chunks are cut under once
+    /// `shown_rev` reaches it.
+    pub requested: ChunkConfig,
 }
 
 /// The chunks on screen of request `rev`, before the whole result.
@@ -72,6 +75,7 @@ pub struct Part {
 impl Pane {
     pub fn new(config: ChunkConfig) -> Pane {
         Pane {
+            requested: config.clone(),
             config,
             rev: 0,
             shown_rev: 0,

@@ -1,6 +1,7 @@
 //! `update(model, msg) -> commands`: the only place the model changes. Pure:
 //! no I/O, no threads, no terminal; tests drive it directly.
 
+use crate::config::ChunkConfig;
 use crate::tui::app::keymap::Action;
 use crate::tui::app::model::{Highlight, Mode, Model, Status};
 use crate::tui::app::msg::{Cmd, ExportKind, Msg};
@@ -146,6 +147,7 @@ fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
     p.rev += 1;
     p.rev_doc = doc_rev;
     p.error = None;
+    p.requested = p.config.clone();
     if p.config.strategy.needs_model() {
         let cmd = semantic::request(m, pane);
         if matches!(cmd, Some(Cmd::Embed { .. })) && pane == m.active {
@@ -417,13 +419,36 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
                     .then(|| crate::tui::features::params::fallback_note(&pane.config, m.kind))
                     .flatten();
                 let msg = [Some(msg), held, fallback].into_iter().flatten().collect::<Vec<_>>().join("; ");
+                let same_cut = cuts_the_same(&m.panes[active]);
+                let msg =
+                    if same_cut { format!("{msg} ({}: no size limit, the same chunks)", before.strategy) } else { msg };
                 let msg = if m.compare { format!("{}: {msg}", ["A", "B"][active]) } else { msg };
                 set_status(m, msg);
+                if same_cut {
+                    return vec![];
+                }
                 return rechunk(m, active).into_iter().collect();
             }
         }
     }
     vec![]
+}
+
+/// Whether the pane's chunks on screen, cut under the config it last asked
+/// for, are already those of its config now: only the size (or an overlap
+/// the strategy never makes) changed, for a strategy that does not read
+/// them. A size key on `document` or `langchain-markdown-header` then
+/// re-cuts nothing (a whole pass over a big file for the same chunks).
+fn cuts_the_same(p: &crate::tui::app::model::Pane) -> bool {
+    let spec = p.config.strategy.spec();
+    let cut = &p.requested;
+    let overlap_unread = spec.overlap == crate::strategy::OverlapRule::None;
+    let unread = ChunkConfig {
+        size: p.config.size,
+        overlap: if overlap_unread { p.config.overlap } else { cut.overlap },
+        ..cut.clone()
+    };
+    !spec.reads_size() && unread == p.config && p.shown_rev == p.rev && p.error.is_none() && p.part.is_none()
 }
 
 fn export(m: &mut Model, path: PathBuf, kind: ExportKind, overwrite: bool) -> Cmd {
