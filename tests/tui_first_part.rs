@@ -4,7 +4,8 @@
 //! document. The part is exactly the result's first chunks (the same pass,
 //! delivered early) and reaches past the screen, or, for a strategy that
 //! cuts the stretch around the screen on its own (markdown's sections,
-//! recursive and html between oversize paragraphs, hierarchical's top
+//! recursive and html between oversize paragraphs, code without a grammar
+//! between oversize pieces at lines that start a definition, hierarchical's top
 //! level, fixed character windows, LangChain's header sections, sentence
 //! between sentences over the size), or that cuts the screen's part of its
 //! pass first (hierarchical's levels below the top, once the top level has
@@ -183,6 +184,7 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
         StrategyKind::Fixed,
         StrategyKind::LangchainMarkdownHeader,
         StrategyKind::Sentence,
+        StrategyKind::Code,
     ] {
         assert!(cut_alone.contains(&want), "{want} cut the stretch on screen alone: {cut_alone:?}");
     }

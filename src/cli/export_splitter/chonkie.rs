@@ -229,7 +229,7 @@ fn from_sep(sep: &Sep) -> Level {
         Sep::Sentence => Level::delimiters(SENTENCE_ENDS.map(String::from).to_vec(), Some("prev")),
         Sep::Literals(list) => Level::delimiters(list.clone(), Some("prev")),
         // A match that starts with a line break (a heading, a definition) starts the next piece.
-        Sep::Regex(re) => {
+        Sep::Regex(re) | Sep::LineStarts(re) => {
             Level::pattern(re.as_str(), Some(if re.as_str().starts_with(r"\n") { "next" } else { "prev" }))
         }
         Sep::Whitespace => Level { whitespace: true, ..Level::plain() },

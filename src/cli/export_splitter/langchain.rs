@@ -310,7 +310,7 @@ pub(super) fn level_regex(sep: &Sep) -> String {
         Sep::Line => r"\r?\n".into(),
         Sep::Sentence => r"[.!?](?=\s)|[。！？]".into(),
         Sep::Literals(list) => list.iter().map(|l| regex::escape(l)).collect::<Vec<_>>().join("|"),
-        Sep::Regex(re) => re.as_str().to_string(),
+        Sep::Regex(re) | Sep::LineStarts(re) => re.as_str().to_string(),
         Sep::Whitespace => r"\s+".into(),
         Sep::Grapheme => String::new(),
     }

@@ -141,6 +141,26 @@ impl Strategy for Fallback {
         recursive::chunk_into(text, &index, &self.seps, cx.config.size, 0, 0..text.len(), &mut apart);
         Ok(())
     }
+
+    /// Where the recursive cut starts afresh (see [`recursive::region`]):
+    /// with no overlap, nothing but the last chunk's end carries over it,
+    /// and that end is the stretch's start.
+    fn region_around(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        let index = cx.size_index(text).ok()?;
+        recursive::region::around(text, &index, &self.seps, cx.config.size, screen)
+    }
+
+    fn chunk_region(&self, text: &str, region: Range<usize>, cx: &Context<'_>) -> Result<Vec<Chunk>> {
+        let index = cx.size_index(text)?;
+        let (mut out, mut end) = (Vec::new(), region.start);
+        let mut apart = EachRange(|r| {
+            if let Some(r) = after(text, &mut end, r) {
+                out.push(sized(r, &index));
+            }
+        });
+        recursive::chunk_into(text, &index, &self.seps, cx.config.size, 0, region, &mut apart);
+        Ok(out)
+    }
 }
 
 /// The recursive splitter's ranges without overlap, one range at a time:

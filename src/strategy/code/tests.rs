@@ -45,3 +45,32 @@ fn unknown_languages_use_their_preset_or_the_code_preset() {
         assert_eq!(got, want, "{language:?}");
     }
 }
+
+#[test]
+fn without_a_grammar_the_stretch_around_a_screen_is_cut_as_the_whole_cut_cuts_it() {
+    // Definitions big and small, indented and not, prose between: the code
+    // preset's first level is the lines that start a definition.
+    let mut text = String::new();
+    for i in 0..40 {
+        let body = "    let x = step(x);\n".repeat(1 + (i * 7) % 13);
+        text.push_str(&format!("fn f{i}(x: u32) -> u32 {{\n{body}    x\n}}\n\n"));
+        if i % 5 == 0 {
+            text.push_str("Some words about it, 一些说明。\n  class Inner:\n      pass\n\n");
+        }
+    }
+    let mut found = 0;
+    for size in [40, 120, 400] {
+        let chunker = Chunker::new(&code_config(None, size)).unwrap();
+        let whole = chunker.chunk(&text).unwrap();
+        for at in (0..text.len()).step_by(13).filter(|&i| text.is_char_boundary(i)) {
+            let screen = at..(at + 60).min(text.len());
+            let Some(region) = chunker.region_around(&text, None, screen.clone()) else { continue };
+            found += 1;
+            assert!(region.start <= screen.start && region.end >= screen.end, "{region:?} holds {screen:?}");
+            let alone = chunker.chunk_region(&text, region.clone(), crate::embedding::Control::none()).unwrap();
+            let there: Vec<_> = whole.iter().filter(|c| region.contains(&c.range.start)).cloned().collect();
+            assert_eq!(alone, there, "size {size}, stretch {region:?} around {screen:?}");
+        }
+    }
+    assert!(found > 100, "stretches found: {found}");
+}

@@ -12,7 +12,7 @@
 //! separator which starts with line breaks and continues with text ("\nfn ")
 //! starts the next piece. `\r\n` counts as a line break wherever `\n` does.
 
-mod region;
+pub(crate) mod region;
 
 use super::pack::Packer;
 use crate::chunk::Chunk;
@@ -41,6 +41,11 @@ pub enum Sep {
     Literals(Vec<String>),
     /// Matches of a regular expression.
     Regex(regex::Regex),
+    /// Lines that start with one of some words (`def `, `class `...): a
+    /// regex whose matches are each a line break, an indent and the word,
+    /// so they are found the same from anywhere in the text (unlike a
+    /// user's regex, which may reach back over many lines).
+    LineStarts(regex::Regex),
     /// Runs of whitespace.
     Whitespace,
     /// Between grapheme clusters: the last resort, always succeeds.
@@ -126,7 +131,7 @@ impl Separators {
                 Level::Regex(pattern) => Sep::Regex(compile(pattern, 1)?),
                 Level::LineStarts(starts) => {
                     let alternatives: Vec<String> = starts.iter().map(|s| regex::escape(s)).collect();
-                    Sep::Regex(compile(&format!(r"\n[ \t]*(?:{})", alternatives.join("|")), 1)?)
+                    Sep::LineStarts(compile(&format!(r"\n[ \t]*(?:{})", alternatives.join("|")), 1)?)
                 }
             })
         });
@@ -250,7 +255,7 @@ impl Sep {
                     }
                 }
             }
-            Sep::Regex(re) => {
+            Sep::Regex(re) | Sep::LineStarts(re) => {
                 for m in re.find_iter(slice) {
                     let s = m.as_str();
                     let leading_newlines = s.len() - s.trim_start_matches(['\r', '\n']).len();

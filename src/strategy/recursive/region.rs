@@ -7,7 +7,8 @@
 //! overlap and no heading is carried past it. So the chunks after such a
 //! piece depend only on the text after it, and the chunks between two such
 //! pieces are those of cutting that stretch alone. Paragraph and line
-//! breaks are found the same from anywhere past the first line break, so
+//! breaks, and lines that start with a keyword (the code preset's first
+//! level), are found the same from anywhere past the first line break, so
 //! the pieces near the screen are found without scanning from the top.
 
 use super::{Sep, Separators};
@@ -19,8 +20,9 @@ use std::ops::Range;
 /// The stretch holding `screen` that starts and ends where the cut of
 /// `text` (by `seps`, at `size`) starts afresh: after an oversize
 /// first-level piece, or at the text's start or end. None when the first
-/// level is not paragraphs or lines (sentence and regex matches depend on
-/// the text before them), or no such place is near the screen.
+/// level is not paragraphs, lines or line starts (sentence and regex
+/// matches depend on the text before them), or no such place is near the
+/// screen.
 pub fn around(
     text: &str,
     index: &SizeIndex<'_>,
@@ -29,7 +31,7 @@ pub fn around(
     screen: Range<usize>,
 ) -> Option<Range<usize>> {
     let first = seps.0.first()?;
-    if !matches!(first, Sep::Paragraph | Sep::Line) {
+    if !matches!(first, Sep::Paragraph | Sep::Line | Sep::LineStarts(_)) {
         return None;
     }
     let from = floor_char_boundary(text, screen.start.saturating_sub(SEARCH));
