@@ -37,6 +37,7 @@ use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, RecursiveOptions, StrategyKind};
 use crate::error::{Error, Result};
 use crate::segment::EachRange;
+use crate::size::SizeIndex;
 use std::ops::Range;
 
 /// The languages parsed with a tree-sitter grammar (`--language`), in the
@@ -132,13 +133,7 @@ impl Strategy for Fallback {
 
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let index = cx.sizer.index(text)?;
-        let mut end = 0;
-        let mut apart = EachRange(|r| {
-            if let Some(r) = after(text, &mut end, r) {
-                emit(sized(r, &index));
-            }
-        });
-        recursive::chunk_into(text, &index, &self.seps, cx.config.size, 0, 0..text.len(), &mut apart);
+        self.cut(text, &index, cx.config.size, 0..text.len(), emit);
         Ok(())
     }
 
@@ -152,14 +147,23 @@ impl Strategy for Fallback {
 
     fn chunk_region(&self, text: &str, region: Range<usize>, cx: &Context<'_>) -> Result<Vec<Chunk>> {
         let index = cx.size_index(text)?;
-        let (mut out, mut end) = (Vec::new(), region.start);
+        let mut out = Vec::new();
+        self.cut(text, &index, cx.config.size, region, &mut |c| out.push(c));
+        Ok(out)
+    }
+}
+
+impl Fallback {
+    /// The chunks of `range`, each handed to `emit` as it is cut, none
+    /// starting before the one before it ends.
+    fn cut(&self, text: &str, index: &SizeIndex<'_>, size: usize, range: Range<usize>, emit: &mut dyn FnMut(Chunk)) {
+        let mut end = range.start;
         let mut apart = EachRange(|r| {
             if let Some(r) = after(text, &mut end, r) {
-                out.push(sized(r, &index));
+                emit(sized(r, index));
             }
         });
-        recursive::chunk_into(text, &index, &self.seps, cx.config.size, 0, region, &mut apart);
-        Ok(out)
+        recursive::chunk_into(text, index, &self.seps, size, 0, range, &mut apart);
     }
 }
 

@@ -92,7 +92,8 @@ fn chunk_streaming(
     }
     // Model and LLM strategies never stream (`Strategy::streams` is false for them).
     let chunks = match first {
-        Some((screen, part)) if chunker.streams() || chunker.holds_no_list() => {
+        // (`holds_no_list` holds for every strategy that streams, and for LangChain's splitters.)
+        Some((screen, part)) if chunker.holds_no_list() => {
             let mut chunks = Vec::new();
             // The chunks on screen from the stream, unless the pass handed them over before.
             let sent = std::cell::Cell::new(false);
@@ -125,7 +126,9 @@ fn chunk_streaming(
                 chunker.chunk_each_in(text, structure, None, ctl, &mut emit)
             }
             .map_err(|e| e.to_string())?;
-            if !sent.get() {
+            // A cut in text order has nothing slow left after the pass; one
+            // that may not be has its uncovered text to read for the statistics.
+            if !sent.get() && !chunker.streams() {
                 show_through_screen(&chunks, &screen, *part.borrow_mut());
             }
             chunks
