@@ -133,6 +133,31 @@ impl ChunkMeta {
     };
 }
 
+/// Longest label kept in a chunk's metadata (a heading path entry, a code
+/// symbol): a one-line file whose first line is a heading would otherwise
+/// copy the whole file into every chunk's `meta.headings`.
+pub const MAX_LABEL_CHARS: usize = 200;
+
+/// `raw` as a metadata label: whitespace runs as one space, at most
+/// `max_chars` chars, cut ones marked with a trailing `…`. Reads no further
+/// into `raw` than the label needs.
+pub fn label(raw: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
+    for (i, word) in raw.split_whitespace().enumerate() {
+        for c in (i > 0).then_some(' ').into_iter().chain(word.chars()) {
+            if chars == max_chars {
+                out.truncate(out.trim_end().len());
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            chars += 1;
+        }
+    }
+    out
+}
+
 /// The text to embed for a chunk and its sizes (see [`crate::contextual`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmbedText {
@@ -180,4 +205,22 @@ pub fn overlaps(chunks: &[Chunk]) -> Vec<Range<usize>> {
         .filter(|w| w[0].range.end > w[1].range.start)
         .map(|w| w[1].range.start..w[0].range.end.min(w[1].range.end))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_squeeze_whitespace_and_stop_at_the_limit() {
+        assert_eq!(label("  Install \n the   tool ", 80), "Install the tool");
+        assert_eq!(label("安装　工具", 80), "安装 工具", "an ideographic space is whitespace too");
+        assert_eq!(label("abcdef", 6), "abcdef");
+        assert_eq!(label("abcdefg", 6), "abcdef…");
+        assert_eq!(label("abcde fg", 6), "abcde…", "no space before the mark");
+        assert_eq!(label("第一章　开始了很长的故事", 4), "第一章…");
+        let huge = "word ".repeat(2_000_000);
+        let cut = label(&huge, MAX_LABEL_CHARS);
+        assert!(cut.ends_with("word…") && cut.chars().count() <= MAX_LABEL_CHARS + 1, "{cut}");
+    }
 }

@@ -99,3 +99,26 @@ fn levels_pick_setext_headings_too() {
     let paths: Vec<_> = chunks.iter().map(|c| c.meta.headings.join("/")).collect();
     assert_eq!(paths, ["Changelog", "版本说明"]);
 }
+
+/// A file that is one line opening with `#` (a minified or joined export)
+/// is one heading of megabytes, and so is an HTML `<h1>` around a whole
+/// page: each chunk's heading path holds a bounded label of it, not a copy
+/// of the file (which took the file's size times the chunk count).
+#[test]
+fn a_heading_of_megabytes_is_a_short_label_in_each_chunk() {
+    let title = "长标题 word ".repeat(100_000);
+    let markdown = format!("# {title}\n\nbody text under it\n");
+    let page = chunktui::extract::html::extract(&format!("<h1>{title}</h1><p>body text under it</p>"));
+    for (strategy, text, structure) in
+        [(StrategyKind::Markdown, markdown.as_str(), None), (StrategyKind::Html, &page.text, Some(&page.structure))]
+    {
+        let chunker = Chunker::new(&config(strategy, Unit::Chars, 500, 0)).unwrap();
+        let chunks = chunker.chunk_structured(text, structure, chunktui::embedding::Control::none()).unwrap();
+        assert!(chunks.len() > 1000, "{strategy}: {} chunks", chunks.len());
+        for c in &chunks {
+            let [h] = c.meta.headings.as_slice() else { panic!("{strategy}: headings {:?}", c.meta.headings) };
+            assert!(h.starts_with("长标题 word 长标题"), "{strategy}: {h}");
+            assert!(h.chars().count() <= 201 && h.ends_with('…'), "{strategy}: a label of {} chars", h.len());
+        }
+    }
+}

@@ -58,31 +58,39 @@ impl Strategy for Sections {
 
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let index = cx.sizer.index(text)?;
-        let blocks: Vec<(Range<usize>, BlockKind)> = match cx.structure {
-            Some(s) if !s.blocks.is_empty() => s.blocks.iter().map(|b| (b.range.clone(), b.kind)).collect(),
-            _ => paragraphs(text),
-        };
         let cut = Cut { text, index: &index, cfg: cx.config, seps: self };
+        let Some(structure) = cx.structure.filter(|s| !s.blocks.is_empty()) else {
+            // One section of paragraphs, read as they are packed: the first
+            // chunks come before the last paragraph of megabytes is found.
+            cut.section(paragraphs_span(text, 0..text.len()), paragraphs_in(text, 0..text.len()), &[], emit);
+            return Ok(());
+        };
         let levels = &cx.config.markdown.levels;
         // The open headings (level, title) and the path of the open section.
         let mut open: Vec<(u8, String)> = Vec::new();
         let mut path: Vec<String> = Vec::new();
         let mut section: Vec<(Range<usize>, BlockKind)> = Vec::new();
-        for (range, kind) in blocks {
+        let cut_section = |section: &[(Range<usize>, BlockKind)], path: &[String], emit: &mut dyn FnMut(Chunk)| {
+            if let (Some(first), Some(last)) = (section.first(), section.last()) {
+                cut.section(first.0.start..last.0.end, section.iter().cloned(), path, emit);
+            }
+        };
+        for block in &structure.blocks {
+            let (range, kind) = (block.range.clone(), block.kind);
             if let BlockKind::Heading(level) = kind {
                 let starts = levels.contains(&level);
                 if starts {
-                    cut.section(&std::mem::take(&mut section), &path, emit);
+                    cut_section(&std::mem::take(&mut section), &path, emit);
                 }
                 open.retain(|(l, _)| *l < level);
-                open.push((level, text[range.clone()].split_whitespace().collect::<Vec<_>>().join(" ")));
+                open.push((level, crate::chunk::label(&text[range.clone()], crate::chunk::MAX_LABEL_CHARS)));
                 if starts {
                     path = open.iter().map(|(_, t)| t.clone()).collect();
                 }
             }
             section.push((range, kind));
         }
-        cut.section(&section, &path, emit);
+        cut_section(&section, &path, emit);
         Ok(())
     }
 
@@ -95,7 +103,7 @@ impl Strategy for Sections {
         }
         let from = floor_char_boundary(text, screen.start.saturating_sub(SEARCH));
         let to = ceil_char_boundary(text, screen.end.saturating_add(SEARCH));
-        let mut pieces: Vec<Range<usize>> = paragraphs_in(text, from..to).into_iter().map(|(r, _)| r).collect();
+        let mut pieces: Vec<Range<usize>> = paragraphs_in(text, from..to).map(|(r, _)| r).collect();
         // A paragraph at either end of the window may go on past it.
         if to < text.len() {
             pieces.pop();
@@ -115,7 +123,7 @@ impl Strategy for Sections {
         let cut = Cut { text, index: &index, cfg: cx.config, seps: self };
         let each = |r: &Range<usize>| {
             let mut chunks = Vec::new();
-            cut.section(&paragraphs_in(text, r.clone()), &[], &mut |c| chunks.push(c));
+            cut.section(paragraphs_span(text, r.clone()), paragraphs_in(text, r.clone()), &[], &mut |c| chunks.push(c));
             chunks
         };
         Ok(ranges.iter().map(each).collect())
@@ -134,11 +142,19 @@ struct Cut<'a, 't> {
 }
 
 impl Cut<'_, '_> {
-    /// One chunk when the section fits, else its blocks packed.
-    fn section(&self, blocks: &[(Range<usize>, BlockKind)], path: &[String], emit: &mut dyn FnMut(Chunk)) {
-        let (Some(first), Some(last)) = (blocks.first(), blocks.last()) else { return };
+    /// One chunk when the section (`whole`, from its first block's start to
+    /// its last one's end) fits, else its blocks packed.
+    fn section(
+        &self,
+        whole: Range<usize>,
+        blocks: impl IntoIterator<Item = (Range<usize>, BlockKind)>,
+        path: &[String],
+        emit: &mut dyn FnMut(Chunk),
+    ) {
+        if whole.is_empty() {
+            return;
+        }
         let (text, index, cfg) = (self.text, self.index, self.cfg);
-        let whole = first.0.start..last.0.end;
         let mut out = EachRange(|r: Range<usize>| {
             let mut c = sized(r, index);
             if !path.is_empty() {
@@ -164,28 +180,45 @@ impl Cut<'_, '_> {
     }
 }
 
-/// Paragraphs of text without a structure map: runs of non-blank lines.
-fn paragraphs(text: &str) -> Vec<(Range<usize>, BlockKind)> {
-    paragraphs_in(text, 0..text.len())
+/// From the first non-blank line's start to the last one's end in `range`
+/// of `text` (a range of whole lines): what [`paragraphs_in`] covers, found
+/// without reading the lines between.
+fn paragraphs_span(text: &str, range: Range<usize>) -> Range<usize> {
+    let blank = |line: &&str| line.trim().is_empty();
+    let lead: usize = text[range.clone()].split_inclusive('\n').take_while(blank).map(str::len).sum();
+    let start = range.start + lead;
+    if start == range.end {
+        return start..start;
+    }
+    let mut end = range.end;
+    for line in text[start..range.end].split_inclusive('\n').rev() {
+        if !line.trim().is_empty() {
+            break;
+        }
+        end -= line.len();
+    }
+    start..end
 }
 
 /// The paragraphs of `range` of `text` (a range of whole lines: the first
-/// and last are partial otherwise).
-fn paragraphs_in(text: &str, range: Range<usize>) -> Vec<(Range<usize>, BlockKind)> {
-    let mut out = Vec::new();
-    let mut open: Option<Range<usize>> = None;
+/// and last are partial otherwise), runs of non-blank lines, read one at a
+/// time.
+fn paragraphs_in(text: &str, range: Range<usize>) -> impl Iterator<Item = (Range<usize>, BlockKind)> + '_ {
     let mut start = range.start;
-    for line in text[range].split_inclusive('\n') {
-        let range = start..start + line.len();
-        start = range.end;
-        if line.trim().is_empty() {
-            out.extend(open.take().map(|r| (r, BlockKind::Paragraph)));
-        } else {
-            open = Some(open.map_or(range.clone(), |o| o.start..range.end));
+    let mut lines = text[range].split_inclusive('\n');
+    std::iter::from_fn(move || {
+        let mut open: Option<Range<usize>> = None;
+        for line in lines.by_ref() {
+            let line_range = start..start + line.len();
+            start = line_range.end;
+            if !line.trim().is_empty() {
+                open = Some(open.map_or(line_range.clone(), |o| o.start..line_range.end));
+            } else if open.is_some() {
+                break;
+            }
         }
-    }
-    out.extend(open.map(|r| (r, BlockKind::Paragraph)));
-    out
+        open.map(|r| (r, BlockKind::Paragraph))
+    })
 }
 
 #[cfg(test)]

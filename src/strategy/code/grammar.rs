@@ -222,7 +222,9 @@ fn inner(node: Node<'_>) -> Option<Node<'_>> {
 
 /// The name part of an item's symbol ("" for an anonymous one).
 fn name(node: Node<'_>, text: &str) -> Option<String> {
-    let field = |n: Node<'_>, f: &str| n.child_by_field_name(f).map(|c| squeeze(&text[c.byte_range()]));
+    let field = |n: Node<'_>, f: &str| {
+        n.child_by_field_name(f).map(|c| crate::chunk::label(&text[c.byte_range()], MAX_NAME_CHARS))
+    };
     match node.kind() {
         "impl_item" => {
             let ty = field(node, "type")?;
@@ -261,22 +263,7 @@ fn name(node: Node<'_>, text: &str) -> Option<String> {
             while let Some(next) = declarator.child_by_field_name("declarator") {
                 declarator = next;
             }
-            Some(squeeze(&text[declarator.byte_range()]))
+            Some(crate::chunk::label(&text[declarator.byte_range()], MAX_NAME_CHARS))
         }
-    }
-}
-
-/// Whitespace runs as one space, at most [`MAX_NAME_CHARS`] chars.
-fn squeeze(s: &str) -> String {
-    let mut out = String::new();
-    for (i, word) in s.split_whitespace().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    match out.char_indices().nth(MAX_NAME_CHARS) {
-        Some((cut, _)) => format!("{}…", &out[..cut]),
-        None => out,
     }
 }

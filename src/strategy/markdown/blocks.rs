@@ -59,12 +59,14 @@ pub fn blocks(text: &str) -> Vec<Block> {
                 if depth == 0 && matches!(end, TagEnd::Heading(_)) {
                     if let (Some(t), Some(Block { kind: Kind::Heading(_, slot), .. })) = (title.take(), out.last_mut())
                     {
-                        *slot = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                        *slot = crate::chunk::label(&t, crate::chunk::MAX_LABEL_CHARS);
                     }
                 }
             }
             Event::Text(s) | Event::Code(s) => {
-                if let Some(t) = &mut title {
+                // What the label can hold, whitespace and all: a heading
+                // line of megabytes is not copied whole.
+                if let Some(t) = title.as_mut().filter(|t| t.len() < 64 * crate::chunk::MAX_LABEL_CHARS) {
                     t.push_str(&s);
                 }
             }
