@@ -111,6 +111,13 @@ fn configs() -> Vec<ChunkConfig> {
             }
         }
     }
+    // Fixed windows with overlap are cut by no stretch alone: hierarchical
+    // gathers the top level through the screen and cuts the screen's
+    // parents first (their ids made before the others').
+    let mut c = ChunkConfig { strategy: StrategyKind::Hierarchical, size: 400, overlap: 60, ..ChunkConfig::default() };
+    c.hierarchical.base = StrategyKind::Fixed;
+    c.normalize();
+    out.push(c);
     out
 }
 

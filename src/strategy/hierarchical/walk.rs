@@ -87,6 +87,10 @@ struct Walk<'w, 'c> {
     /// The screen whose chunks go out first, until they have: meanwhile
     /// the top level is gathered, not cut further.
     early: Option<Early<'w>>,
+    /// The top-level entries gathered for the early screen have no id yet:
+    /// an id hashes the chunk's text, megabytes before a screen deep in the
+    /// document, so only the screen's are made before it is handed over.
+    ids_deferred: bool,
     emit: &'w mut dyn FnMut(Entry),
 }
 
@@ -129,6 +133,7 @@ impl Hierarchical {
             batch: Vec::new(),
             last_meta: None,
             early: early.map(|(screen, early)| (screen, early as &mut dyn FnMut(Vec<Chunk>))),
+            ids_deferred: false,
             emit,
         };
         let (size, base) = &self.levels[0];
@@ -189,6 +194,11 @@ impl Hierarchical {
     }
 }
 
+/// The id of a top-level chunk (it has no parent).
+fn top_id(text: &str, range: &Range<usize>) -> u64 {
+    chunk_id(0, range, None, &text[range.clone()])
+}
+
 impl Walk<'_, '_> {
     /// The next top-level chunk, in text order.
     fn top(&mut self, c: Chunk) -> Result<()> {
@@ -199,6 +209,7 @@ impl Walk<'_, '_> {
             // A tiny size deep in a huge text: the screen's chunks come with
             // the stream instead, as they did before.
             self.early = None;
+            self.fill_ids();
         }
         self.top_from = c.range.start;
         let parent = self.add(0, c, None);
@@ -223,10 +234,26 @@ impl Walk<'_, '_> {
         let meets = |p: &&Parent| p.0.end > screen.start && p.0.start < screen.end;
         let from = self.batch.iter().filter(meets).map(|p| p.0.start).fold(screen.start, usize::min);
         let within = |start: usize| start >= from && start < next;
-        let parents: Vec<Parent> = self.batch.iter().filter(|p| p.0.end > from && p.0.start < next).cloned().collect();
+        let deferred = self.ids_deferred;
+        let text = self.text;
+        let named = |range: &Range<usize>, id: u64| if deferred { top_id(text, range) } else { id };
+        let parents: Vec<Parent> = self
+            .batch
+            .iter()
+            .filter(|p| p.0.end > from && p.0.start < next)
+            .map(|p| (p.0.clone(), named(&p.0, p.1)))
+            .collect();
         // Every top chunk is still held: none is handed over before the screen's.
-        let mut found: Vec<Keyed> =
-            self.pending.iter().filter(|k| k.0 .0 .1 == 0 && within(k.0 .0 .0)).map(|k| k.0.clone()).collect();
+        let mut found: Vec<Keyed> = self
+            .pending
+            .iter()
+            .filter(|k| k.0 .0 .1 == 0 && within(k.0 .0 .0))
+            .map(|k| {
+                let mut k = k.0.clone();
+                k.1.id = named(&k.1.range, k.1.id);
+                k
+            })
+            .collect();
         let mut ignore = |_: Entry| {};
         let mut below = Walk {
             h: self.h,
@@ -240,13 +267,33 @@ impl Walk<'_, '_> {
             batch: Vec::new(),
             last_meta: None,
             early: None,
+            ids_deferred: false,
             emit: &mut ignore,
         };
         below.descend(1, &parents)?;
         found.extend(below.pending.into_iter().map(|k| k.0).filter(|k| within(k.0 .0)));
         found.sort_by_key(|k| k.0);
         early(found.into_iter().map(|k| k.1.into_chunk()).collect());
+        self.fill_ids();
         Ok(())
+    }
+
+    /// Give the top-level entries gathered for the early screen their ids.
+    fn fill_ids(&mut self) {
+        if !std::mem::replace(&mut self.ids_deferred, false) {
+            return;
+        }
+        let text = self.text;
+        for parent in &mut self.batch {
+            parent.1 = top_id(text, &parent.0);
+        }
+        let mut pending = std::mem::take(&mut self.pending).into_vec();
+        for Reverse(Keyed(_, entry)) in &mut pending {
+            if entry.level == 0 {
+                entry.id = top_id(text, &entry.range);
+            }
+        }
+        self.pending = BinaryHeap::from(pending);
     }
 
     /// Cut the batch's children, all levels down, and hand over what is ready.
@@ -289,7 +336,12 @@ impl Walk<'_, '_> {
 
     /// Make the entry of chunk `c` at `level`, held until it is ready.
     fn add(&mut self, level: usize, c: Chunk, parent: Option<u64>) -> Parent {
-        let id = chunk_id(level, &c.range, parent.map(hex).as_deref(), &self.text[c.range.clone()]);
+        let id = if level == 0 && self.early.is_some() {
+            self.ids_deferred = true;
+            0 // made by `fill_ids`, or for the screen's chunks by `hand_early`
+        } else {
+            chunk_id(level, &c.range, parent.map(hex).as_deref(), &self.text[c.range.clone()])
+        };
         let meta = (!c.meta.is_empty()).then(|| c.meta.into_inner());
         let meta = match (meta, self.last_meta.as_ref()) {
             (Some(m), Some(last)) if **last == m => Some(last.clone()),
