@@ -370,3 +370,30 @@ fn mostly_chinese_prose_gets_the_chinese_separators_unless_told_otherwise() {
     let english = texts(&["--preset", "english"]);
     assert_ne!(english, default, "the explicit preset wins");
 }
+
+/// `chunktui bench` reports, per strategy asked for, the screen's p95 as the
+/// larger of the top's and the middle's, with the full pass beside it, and
+/// ends with the target's verdict naming a strategy (which, and whether the
+/// target is met, depends on the machine: a benchmark, not a timed test).
+#[test]
+fn bench_reports_each_strategy_and_a_verdict() {
+    let guide = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/guide.md");
+    let out = ok(&["bench", guide, "--changes", "2", "--big-mb", "1", "-s", "recursive,fixed"]);
+    let header = out.lines().find(|l| l.starts_with("strategy")).expect("a header row");
+    for column in ["chunks", "p95", "top p50", "top p95", "mid p95", "max"] {
+        assert!(header.contains(column), "{column} missing from {header}");
+    }
+    let ms = |cell: &str| cell.trim_end_matches(" ms").parse::<f64>().expect("a time in ms");
+    for name in ["recursive", "fixed"] {
+        let row = out.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} row:\n{out}"));
+        let cells: Vec<&str> = row.split("ms").map(str::trim).filter(|c| !c.is_empty()).collect();
+        // chunks and p95 share the first cell, then top p50, top p95, mid p95, max, full p95.
+        let p95 = ms(cells[0].rsplit(' ').next().unwrap());
+        let (top, middle) = (ms(cells[2]), ms(cells[3]));
+        assert_eq!(p95, top.max(middle), "{name}: the headline p95 is the worse screen's: {row}");
+    }
+    let verdict = out.lines().find(|l| l.starts_with("target:")).expect("a verdict line");
+    assert!(verdict.contains("met by every strategy (slowest: ") || verdict.contains("MISSED by "), "{verdict}");
+    assert!(verdict.contains("recursive") || verdict.contains("fixed"), "{verdict}");
+    assert!(out.contains("first frame, "), "{out}");
+}
