@@ -75,11 +75,13 @@ pub fn for_each_sentence_end(text: &str, range: Range<usize>, mut f: impl FnMut(
     let mut line_start = 0;
     let mut i = 0;
     // Only a few bytes can start a terminator or a line break; skip the rest
-    // without decoding chars (this loop is the sentence strategy's hot path).
-    while i < bytes.len() {
-        if !MAY_END[bytes[i] as usize] {
-            i += 1;
-            continue;
+    // without decoding chars (this loop is the sentence strategy's and the
+    // recursive splitter's hot path).
+    let mut candidates = MayEnd::new(bytes);
+    loop {
+        i = candidates.at_or_after(i);
+        if i >= bytes.len() {
+            break;
         }
         let c = slice[i..].chars().next().expect("i is on a char boundary");
         if c == '\n' {
@@ -126,19 +128,46 @@ pub fn for_each_sentence_end(text: &str, range: Range<usize>, mut f: impl FnMut(
     }
 }
 
-/// Bytes that can begin a sentence end: ASCII terminators, the line feed, and
-/// the UTF-8 lead bytes of `…` (E2), `。` (E3) and full-width `！？．` (EF).
-const MAY_END: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'.' as usize] = true;
-    t[b'!' as usize] = true;
-    t[b'?' as usize] = true;
-    t[b'\n' as usize] = true;
-    t[0xE2] = true;
-    t[0xE3] = true;
-    t[0xEF] = true;
-    t
-};
+/// Where the bytes that can begin a sentence end are: ASCII terminators,
+/// the line feed, and the UTF-8 lead bytes of `…` (E2), `。` (E3) and
+/// full-width `！？．` (EF). Three vector searches (memchr), each asked
+/// again only once the loop has passed what it found: a byte-by-byte test
+/// was most of a cut in sentences on megabytes of prose.
+struct MayEnd<'a> {
+    bytes: &'a [u8],
+    /// The next match of each search (the length: none).
+    next: [usize; 3],
+}
+
+impl<'a> MayEnd<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        let mut may = MayEnd { bytes, next: [0; 3] };
+        for k in 0..3 {
+            may.next[k] = may.find(k, 0);
+        }
+        may
+    }
+
+    fn find(&self, k: usize, from: usize) -> usize {
+        let rest = &self.bytes[from..];
+        let found = match k {
+            0 => memchr::memchr3(b'.', b'!', b'?', rest),
+            1 => memchr::memchr3(b'\n', 0xE2, 0xE3, rest),
+            _ => memchr::memchr(0xEF, rest),
+        };
+        found.map_or(self.bytes.len(), |p| from + p)
+    }
+
+    /// The first such byte at or after `i` (the length: none).
+    fn at_or_after(&mut self, i: usize) -> usize {
+        for k in 0..3 {
+            if self.next[k] < i {
+                self.next[k] = self.find(k, i);
+            }
+        }
+        self.next.into_iter().min().unwrap_or(self.bytes.len())
+    }
+}
 
 fn starts_block(line: &str) -> bool {
     let l = line.trim_start();
