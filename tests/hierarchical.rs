@@ -236,3 +236,20 @@ fn the_screen_comes_early_unless_that_holds_too_many_top_chunks() {
     assert!(early.is_none(), "{} chunks handed over early past the limit", early.map_or(0, |e| e.len()));
     assert_eq!(streamed, chunker.chunk(&bigger).unwrap());
 }
+
+/// A fixed base cuts a parent's children from the whole text's tokens, not
+/// from the parent's text tokenized again: "    SnhA" is `   `, ` Sn`, `h`,
+/// `A` in cl100k, and the parent `SnhA` read alone is other tokens, whose
+/// windows measured with the whole text's came out as `Snh`, `nh`, `hA`
+/// (siblings sharing 2 tokens where the level's overlap is 1). Found by the
+/// property test.
+#[test]
+fn a_fixed_base_cuts_children_from_the_whole_texts_tokens() {
+    let text = "    SnhA";
+    let mut config = hier(Unit::Tokens, &[8, 2], 4, StrategyKind::Fixed);
+    config.normalize();
+    let chunks = run_and_check(&Checker::new(text, Unit::Tokens), &config).unwrap().expect("hierarchical is ours");
+    let children: Vec<&str> =
+        chunks.iter().filter(|c| c.meta.level == Some(1)).map(|c| &text[c.range.clone()]).collect();
+    assert_eq!(children, ["Snh", "hA"]);
+}

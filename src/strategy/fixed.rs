@@ -160,6 +160,37 @@ impl Strategy for Fixed {
         Some(chars.byte_of_char(from)..chars.byte_of_char(to))
     }
 
+    /// Each range's windows of the whole text's units (words and tokens as
+    /// the whole text has them, clipped to the range, not those of the range
+    /// read alone): a hierarchical parent's children share at most the
+    /// overlap, measured as the whole text measures them.
+    fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
+        let (c, index) = (cx.config, cx.size_index(text)?);
+        let stride = c.size - c.overlap; // validated: overlap < size
+        let cut = |r: &Range<usize>| {
+            let slice = &text[r.clone()];
+            let mut out: Vec<Range<usize>> = Vec::new();
+            match (c.unit, index.spans()) {
+                (Unit::Chars, _) | (_, None) => by_chars(slice, c.size, stride, &mut out),
+                (_, Some(spans)) => {
+                    let first = spans.partition_point(|s| (s.1 as usize) <= r.start);
+                    let local: Vec<(u32, u32)> = spans[first..]
+                        .iter()
+                        .take_while(|s| (s.0 as usize) < r.end)
+                        .map(|s| {
+                            let clip = |at: u32| (at as usize).clamp(r.start, r.end) - r.start;
+                            (clip(s.0) as u32, clip(s.1) as u32)
+                        })
+                        .filter(|s| s.0 < s.1)
+                        .collect();
+                    by_spans(slice, &local, c.size, stride, &mut out)
+                }
+            }
+            out.into_iter().map(|w| sized(w.start + r.start..w.end + r.start, &index)).collect()
+        };
+        Ok(ranges.iter().map(cut).collect())
+    }
+
     /// The whole cut's windows that start in `region`: window k holds chars
     /// k·stride .. k·stride + size, the first one that reaches the text's
     /// end is the last (see [`by_chars`]).
