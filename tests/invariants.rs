@@ -389,3 +389,39 @@ fn regression_fixed_tokens_repeat() {
         run_and_check(&checker, &cfg).unwrap();
     }
 }
+
+/// War and Peace with one paragraph per line and no blank line, inside a
+/// file whose first separator level (lines that start a definition, the
+/// code preset's) and second (blank lines) have no cut for megabytes around
+/// the screen: the stretch is found among the lines, a level further down,
+/// and cut alone it is the whole cut's chunks there (checked at the text's
+/// quarters, as for every config, and at more places in the long part).
+#[test]
+fn a_stretch_is_found_levels_down_when_the_first_levels_have_no_cut_near_the_screen() {
+    let war = read_corpus("en_war_and_peace.txt").replace("\r\n", "\n");
+    let lines: String = war.split("\n\n").map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ") + "\n").collect();
+    let text = format!("fn start() {{\n}}\n\n{lines}\nfn end() {{\n}}\n\nfn after() {{\n}}\n");
+    for (strategy, unit, size) in [
+        (StrategyKind::Recursive, Unit::Chars, 500),
+        (StrategyKind::Recursive, Unit::Tokens, 120),
+        (StrategyKind::Code, Unit::Chars, 300),
+    ] {
+        let mut cfg = config(strategy, unit, size, 0);
+        cfg.recursive.preset = "code".into();
+        cfg.normalize();
+        let chunks = run_and_check(&Checker::new(&text, unit), &cfg).unwrap().expect("ours");
+        let chunker = Chunker::new(&cfg).unwrap();
+        let mut found = 0;
+        for eighth in 1..8 {
+            let start = (text.len() * eighth / 8..).find(|&i| text.is_char_boundary(i)).unwrap();
+            let screen = start..(start + 2000..).find(|&i| text.is_char_boundary(i)).unwrap();
+            let Some(region) = chunker.region_around(&text, None, screen.clone()) else { continue };
+            assert!(region.len() < 600_000, "{strategy} {unit}: a stretch of {} bytes", region.len());
+            let alone = chunker.chunk_region(&text, region.clone(), chunktui::embedding::Control::none()).unwrap();
+            let whole: Vec<_> = chunks.iter().filter(|c| region.contains(&c.range.start)).cloned().collect();
+            assert_eq!(alone, whole, "{strategy} {unit}: the stretch {region:?} around {screen:?}");
+            found += 1;
+        }
+        assert!(found >= 5, "{strategy} {unit}: only {found} of 7 screens had a stretch cut alone");
+    }
+}
