@@ -425,3 +425,45 @@ fn a_stretch_is_found_levels_down_when_the_first_levels_have_no_cut_near_the_scr
         assert!(found >= 5, "{strategy} {unit}: only {found} of 7 screens had a stretch cut alone");
     }
 }
+
+/// A screen in a stretch with first-level cuts on one side only (the
+/// ripgrep FAQ between the end of War and Peace and the Rust book's code,
+/// whose `fn` lines are the code preset's first level): the piece of that
+/// level holding the screen is over the size and cut on its own, so the
+/// stretch is found inside it, ending where that piece ends when that is
+/// near; cut alone it is the whole cut's chunks there.
+#[test]
+fn a_stretch_is_found_inside_the_oversize_piece_that_holds_the_screen() {
+    let war = read_corpus("en_war_and_peace.txt").replace("\r\n", "\n");
+    let book = read_corpus("en_rust_book.md");
+    let faq = read_corpus("en_ripgrep_guide_faq.md");
+    let tail = &war[(war.len() - 600_000..).find(|&i| war.is_char_boundary(i)).unwrap()..];
+    let head = &book[..(600_000..).find(|&i| book.is_char_boundary(i)).unwrap()];
+    let text = format!("{head}\n{tail}\n{faq}\n{head}");
+    for (strategy, unit, size) in [
+        (StrategyKind::Recursive, Unit::Chars, 500),
+        (StrategyKind::Recursive, Unit::Tokens, 120),
+        (StrategyKind::Code, Unit::Chars, 1000),
+        (StrategyKind::Code, Unit::Words, 150),
+    ] {
+        let mut cfg = config(strategy, unit, size, 0);
+        cfg.recursive.preset = "code".into();
+        cfg.normalize();
+        let chunks = run_and_check(&Checker::new(&text, unit), &cfg).unwrap().expect("ours");
+        let chunker = Chunker::new(&cfg).unwrap();
+        let mut found = 0;
+        // Screens from the novel's last pages through the FAQ into the book.
+        let first = head.len() + tail.len() - 300_000;
+        for k in 0..24 {
+            let start = (first + k * 25_000..).find(|&i| text.is_char_boundary(i)).unwrap();
+            let screen = start..(start + 2500..).find(|&i| text.is_char_boundary(i)).unwrap();
+            let Some(region) = chunker.region_around(&text, None, screen.clone()) else { continue };
+            assert!(region.start <= screen.start && region.end >= screen.end, "{region:?} holds {screen:?}");
+            let alone = chunker.chunk_region(&text, region.clone(), chunktui::embedding::Control::none()).unwrap();
+            let whole: Vec<_> = chunks.iter().filter(|c| region.contains(&c.range.start)).cloned().collect();
+            assert_eq!(alone, whole, "{strategy} {unit}: the stretch {region:?} around {screen:?}");
+            found += 1;
+        }
+        assert!(found >= 18, "{strategy} {unit}: only {found} of 24 screens had a stretch cut alone");
+    }
+}
