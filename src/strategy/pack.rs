@@ -151,13 +151,22 @@ impl<'a, 't> Packer<'a, 't> {
         let first = &open[0];
         let last_end = open[open.len() - 1].end;
         push_trimmed(self.text, first.start..last_end, out);
-        // Keep trailing pieces of the chunk just emitted as overlap.
-        let mut g = 1;
-        while g < open.len()
-            && (!self.within(open[g].start, last_end, self.overlap)
-                || !self.within(open[g].start, piece.end, self.size))
-        {
-            g += 1;
+        // Keep trailing pieces of the chunk just emitted as overlap: those
+        // from the first (past the chunk's first) that are within the overlap
+        // and fit with the new piece. Sizes only shrink as that first piece
+        // moves on (every unit counts what a range holds), so a binary search
+        // finds it in a few counts where the walk took one per piece.
+        let fits = |g: usize| {
+            self.within(open[g].start, last_end, self.overlap) && self.within(open[g].start, piece.end, self.size)
+        };
+        let (mut g, mut past) = (1, open.len());
+        while g < past {
+            let mid = g + (past - g) / 2;
+            if fits(mid) {
+                past = mid;
+            } else {
+                g = mid + 1;
+            }
         }
         self.open.drop_front(g);
         self.carried = self.open.as_slice().len();
