@@ -401,29 +401,13 @@ fn a_stretch_is_found_levels_down_when_the_first_levels_have_no_cut_near_the_scr
     let war = read_corpus("en_war_and_peace.txt").replace("\r\n", "\n");
     let lines: String = war.split("\n\n").map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ") + "\n").collect();
     let text = format!("fn start() {{\n}}\n\n{lines}\nfn end() {{\n}}\n\nfn after() {{\n}}\n");
-    for (strategy, unit, size) in [
+    let cases = [
         (StrategyKind::Recursive, Unit::Chars, 500),
         (StrategyKind::Recursive, Unit::Tokens, 120),
         (StrategyKind::Code, Unit::Chars, 300),
-    ] {
-        let mut cfg = config(strategy, unit, size, 0);
-        cfg.recursive.preset = "code".into();
-        cfg.normalize();
-        let chunks = run_and_check(&Checker::new(&text, unit), &cfg).unwrap().expect("ours");
-        let chunker = Chunker::new(&cfg).unwrap();
-        let mut found = 0;
-        for eighth in 1..8 {
-            let start = (text.len() * eighth / 8..).find(|&i| text.is_char_boundary(i)).unwrap();
-            let screen = start..(start + 2000..).find(|&i| text.is_char_boundary(i)).unwrap();
-            let Some(region) = chunker.region_around(&text, None, screen.clone()) else { continue };
-            assert!(region.len() < 600_000, "{strategy} {unit}: a stretch of {} bytes", region.len());
-            let alone = chunker.chunk_region(&text, region.clone(), chunktui::embedding::Control::none()).unwrap();
-            let whole: Vec<_> = chunks.iter().filter(|c| region.contains(&c.range.start)).cloned().collect();
-            assert_eq!(alone, whole, "{strategy} {unit}: the stretch {region:?} around {screen:?}");
-            found += 1;
-        }
-        assert!(found >= 5, "{strategy} {unit}: only {found} of 7 screens had a stretch cut alone");
-    }
+    ];
+    let eighths: Vec<usize> = (1..8).map(|eighth| text.len() * eighth / 8).collect();
+    stretches_cut_alone(&text, &cases, &eighths, 2000, 5);
 }
 
 /// A screen in a stretch with first-level cuts on one side only (the
@@ -440,30 +424,105 @@ fn a_stretch_is_found_inside_the_oversize_piece_that_holds_the_screen() {
     let tail = &war[(war.len() - 600_000..).find(|&i| war.is_char_boundary(i)).unwrap()..];
     let head = &book[..(600_000..).find(|&i| book.is_char_boundary(i)).unwrap()];
     let text = format!("{head}\n{tail}\n{faq}\n{head}");
-    for (strategy, unit, size) in [
+    let cases = [
         (StrategyKind::Recursive, Unit::Chars, 500),
         (StrategyKind::Recursive, Unit::Tokens, 120),
         (StrategyKind::Code, Unit::Chars, 1000),
         (StrategyKind::Code, Unit::Words, 150),
-    ] {
+    ];
+    // Screens from the novel's last pages through the FAQ into the book.
+    let starts: Vec<usize> = (0..24).map(|k| head.len() + tail.len() - 300_000 + k * 25_000).collect();
+    stretches_cut_alone(&text, &cases, &starts, 2500, 18);
+}
+
+/// For each case (the code preset, no overlap) and each screen of `len`
+/// bytes from `starts`: where there is a stretch around the screen cut on
+/// its own, it holds the screen, is under 600 KB, and cut alone it is the
+/// whole cut's chunks there; at least `at_least` screens have one.
+fn stretches_cut_alone(
+    text: &str,
+    cases: &[(StrategyKind, Unit, usize)],
+    starts: &[usize],
+    len: usize,
+    at_least: usize,
+) {
+    let boundary = |at: usize| (at..).find(|&i| text.is_char_boundary(i)).unwrap();
+    for &(strategy, unit, size) in cases {
         let mut cfg = config(strategy, unit, size, 0);
         cfg.recursive.preset = "code".into();
         cfg.normalize();
-        let chunks = run_and_check(&Checker::new(&text, unit), &cfg).unwrap().expect("ours");
+        let chunks = run_and_check(&Checker::new(text, unit), &cfg).unwrap().expect("ours");
         let chunker = Chunker::new(&cfg).unwrap();
         let mut found = 0;
-        // Screens from the novel's last pages through the FAQ into the book.
-        let first = head.len() + tail.len() - 300_000;
-        for k in 0..24 {
-            let start = (first + k * 25_000..).find(|&i| text.is_char_boundary(i)).unwrap();
-            let screen = start..(start + 2500..).find(|&i| text.is_char_boundary(i)).unwrap();
-            let Some(region) = chunker.region_around(&text, None, screen.clone()) else { continue };
+        for &start in starts {
+            let screen = boundary(start)..boundary(start + len);
+            let Some(region) = chunker.region_around(text, None, screen.clone()) else { continue };
             assert!(region.start <= screen.start && region.end >= screen.end, "{region:?} holds {screen:?}");
-            let alone = chunker.chunk_region(&text, region.clone(), chunktui::embedding::Control::none()).unwrap();
+            assert!(region.len() < 600_000, "{strategy} {unit}: a stretch of {} bytes", region.len());
+            let alone = chunker.chunk_region(text, region.clone(), chunktui::embedding::Control::none()).unwrap();
             let whole: Vec<_> = chunks.iter().filter(|c| region.contains(&c.range.start)).cloned().collect();
             assert_eq!(alone, whole, "{strategy} {unit}: the stretch {region:?} around {screen:?}");
             found += 1;
         }
-        assert!(found >= 18, "{strategy} {unit}: only {found} of 24 screens had a stretch cut alone");
+        assert!(
+            found >= at_least,
+            "{strategy} {unit}: only {found} of {} screens had a stretch cut alone",
+            starts.len()
+        );
+    }
+}
+
+/// A screen in hundreds of KB of short paragraphs, none over the size,
+/// after a table-like paragraph that is (War and Peace's lines with no
+/// blank line): nothing after the screen lets the cut start afresh, so
+/// the chunks on screen come from the table's end, cut alone up to a
+/// paragraph break past the screen, all but the last chunk. They are a
+/// run of the whole cut holding every chunk on the screen, with overlap
+/// too.
+#[test]
+fn chunks_on_a_screen_come_from_a_fresh_start_with_nothing_fresh_after_it() {
+    let war = read_corpus("en_war_and_peace.txt").replace("\r\n", "\n");
+    let book = read_corpus("en_rust_book.md");
+    let table: String = war.lines().filter(|l| !l.trim().is_empty()).take(6000).map(|l| format!("| {l} |\n")).collect();
+    let short: String = book
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.chars().take(150).collect::<String>() + "\n\n")
+        .take(12_000)
+        .collect();
+    let text = format!("{table}\n{short}");
+    for (strategy, unit, size, overlap) in [
+        (StrategyKind::Recursive, Unit::Chars, 500, 0),
+        (StrategyKind::Recursive, Unit::Chars, 400, 120),
+        (StrategyKind::Recursive, Unit::Tokens, 120, 30),
+        (StrategyKind::Recursive, Unit::Words, 90, 0),
+        (StrategyKind::Code, Unit::Chars, 300, 0),
+    ] {
+        let cfg = config(strategy, unit, size, overlap);
+        let chunks = run_and_check(&Checker::new(&text, unit), &cfg).unwrap().expect("ours");
+        let chunker = Chunker::new(&cfg).unwrap();
+        let mut found = 0;
+        for k in 0..10 {
+            let start = (table.len() + 40_000 + k * 60_000..).find(|&i| text.is_char_boundary(i)).unwrap();
+            let screen = start..(start + 2500..).find(|&i| text.is_char_boundary(i)).unwrap();
+            // (The code preset's first level, lines that start with `fn `, can end one.)
+            if strategy == StrategyKind::Recursive {
+                assert!(chunker.region_around(&text, None, screen.clone()).is_none(), "a stretch that ends afresh");
+            }
+            let early =
+                chunker.chunks_from_fresh_start(&text, None, screen.clone(), chunktui::embedding::Control::none());
+            let Some(early) = early.unwrap() else { continue };
+            let at = chunks.iter().position(|c| Some(c) == early.first()).expect("its first chunk is the whole cut's");
+            assert_eq!(early, chunks[at..at + early.len()], "{strategy} {unit} {overlap}: a run of the whole cut");
+            let on_screen = |c: &chunktui::Chunk| c.range.start < screen.end && c.range.end > screen.start;
+            let held = chunks
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| on_screen(c))
+                .all(|(i, _)| (at..at + early.len()).contains(&i));
+            assert!(held, "{strategy} {unit} {overlap}: every chunk on {screen:?}");
+            found += 1;
+        }
+        assert!(found >= 9, "{strategy} {unit} {overlap}: only {found} of 10 screens had chunks from a fresh start");
     }
 }

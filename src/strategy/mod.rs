@@ -65,6 +65,16 @@ pub trait Strategy: Send + Sync {
         None
     }
 
+    /// A stretch of `text` holding `screen` that starts where the cut
+    /// starts afresh but may end where it does not: [`Strategy::chunk_region`]
+    /// of it gives the whole cut's chunks there but for the last, which the
+    /// stretch's end may close early. For a screen with such a start near
+    /// before it and none near after it (megabytes of short paragraphs).
+    /// None (the default) where the strategy has no such stretch.
+    fn region_from(&self, _text: &str, _cx: &Context<'_>, _screen: Range<usize>) -> Option<Range<usize>> {
+        None
+    }
+
     /// The whole cut's chunks that start in `region`, a stretch
     /// [`Strategy::region_around`] gave, in order. By default the stretch's
     /// own cut ([`Strategy::chunk_within`]): where a stretch starts and ends
@@ -347,6 +357,29 @@ impl Configured {
             index: None,
         };
         self.cuts_each().then(|| self.strategy.region_around(text, &cx, screen)).flatten()
+    }
+
+    /// The whole cut's chunks on `screen`, from a stretch that starts where
+    /// the cut starts afresh ([`Strategy::region_from`]): its chunks cut
+    /// alone but the last, when that last one starts past the screen (so
+    /// none on it is left out). A run of consecutive chunks of the whole cut
+    /// holding every chunk that meets the screen; None where there is no
+    /// such stretch.
+    pub fn chunks_from_fresh_start(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        screen: Range<usize>,
+        control: Control<'_>,
+    ) -> Result<Option<Vec<Chunk>>> {
+        let cx = Context { config: &self.config, sizer: &self.sizer, model: None, control, structure, index: None };
+        let Some(stretch) = self.cuts_each().then(|| self.strategy.region_from(text, &cx, screen.clone())).flatten()
+        else {
+            return Ok(None);
+        };
+        let mut chunks = self.strategy.chunk_region(text, stretch, &cx)?;
+        let past_screen = chunks.pop().is_some_and(|last| last.range.start >= screen.end);
+        Ok(past_screen.then_some(chunks))
     }
 
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (chunks may

@@ -99,6 +99,7 @@ pub fn run_and_check_in(
     checker.check(cfg, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
     if structure.is_none() {
         check_regions(&chunker, checker.text, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
+        check_fresh_starts(&chunker, checker.text, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
         check_screen_early(&chunker, checker.text, &chunks).map_err(|e| format!("{}: {e}", describe(cfg)))?;
     }
     Ok(Some(chunks))
@@ -133,6 +134,43 @@ fn check_regions(chunker: &Chunker, text: &str, chunks: &[Chunk]) -> Result<(), 
     Ok(())
 }
 
+/// Where the strategy cuts from a place before the screen where the cut
+/// starts afresh (`Chunker::chunks_from_fresh_start`), what it gives is a
+/// run of consecutive chunks of the whole cut that holds every chunk
+/// meeting the screen. Screens at the start, the quarters and the end.
+fn check_fresh_starts(chunker: &Chunker, text: &str, chunks: &[Chunk]) -> Result<(), String> {
+    let boundary = |at: usize| (at.min(text.len())..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    for quarter in 0..=4 {
+        let start = boundary(text.len() * quarter / 4);
+        let screen = start..boundary(start + 40);
+        let early = chunker
+            .chunks_from_fresh_start(text, None, screen.clone(), chunktui::embedding::Control::none())
+            .map_err(|e| format!("the chunks from a fresh start before {screen:?}: {e}"))?;
+        let Some(early) = early else { continue };
+        check_run_holds_screen(text, chunks, &early, &screen)
+            .map_err(|e| format!("the chunks from a fresh start before {screen:?}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `early` is a run of consecutive chunks of `chunks` holding every chunk
+/// that meets `screen`.
+fn check_run_holds_screen(text: &str, chunks: &[Chunk], early: &[Chunk], screen: &Range<usize>) -> Result<(), String> {
+    let at = (0..=chunks.len().saturating_sub(early.len())).find(|&i| chunks[i..].starts_with(early));
+    let Some(at) = at else {
+        return Err(format!("the {} chunks are not a run of the whole cut", early.len()));
+    };
+    let meets = |c: &Chunk| c.range.start < screen.end && c.range.end > screen.start;
+    if let Some(missed) = chunks.iter().enumerate().find(|(i, c)| meets(c) && !(at..at + early.len()).contains(i)) {
+        return Err(format!(
+            "chunk {} ({}) meets the screen but is not among them",
+            missed.0,
+            show(text, &missed.1.range)
+        ));
+    }
+    Ok(())
+}
+
 /// Where the strategy hands the chunks on a screen over early in its pass
 /// (what the workbench shows first deep in a long document), the pass
 /// still hands over the whole cut, and the early chunks are a run of
@@ -161,21 +199,8 @@ fn check_screen_early(chunker: &Chunker, text: &str, chunks: &[Chunk]) -> Result
             return Err(format!("the pass with the screen {screen:?} first did not hand over the whole cut"));
         }
         let early = early.ok_or_else(|| format!("the chunks on the screen {screen:?} never came early"))?;
-        let at = (0..=chunks.len().saturating_sub(early.len())).find(|&i| chunks[i..].starts_with(&early));
-        let Some(at) = at else {
-            return Err(format!(
-                "the {} chunks handed over early for the screen {screen:?} are not a run of the whole cut",
-                early.len()
-            ));
-        };
-        let meets = |c: &Chunk| c.range.start < screen.end && c.range.end > screen.start;
-        if let Some(missed) = chunks.iter().enumerate().find(|(i, c)| meets(c) && !(at..at + early.len()).contains(i)) {
-            return Err(format!(
-                "chunk {} ({}) meets the screen {screen:?} but was not handed over early",
-                missed.0,
-                show(text, &missed.1.range)
-            ));
-        }
+        check_run_holds_screen(text, chunks, &early, &screen)
+            .map_err(|e| format!("handed over early for the screen {screen:?}: {e}"))?;
     }
     Ok(())
 }

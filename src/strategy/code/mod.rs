@@ -145,6 +145,11 @@ impl Strategy for Fallback {
         recursive::region::around(text, &index, &self.seps, cx.config.size, screen)
     }
 
+    fn region_from(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        let index = cx.size_index(text).ok()?;
+        recursive::region::from(text, &index, &self.seps, cx.config.size, screen)
+    }
+
     fn chunk_region(&self, text: &str, region: Range<usize>, cx: &Context<'_>) -> Result<Vec<Chunk>> {
         let index = cx.size_index(text)?;
         let mut out = Vec::new();

@@ -400,6 +400,12 @@ impl Strategy for Recursive {
         region::around(text, &index, &self.seps, cx.config.size, screen)
     }
 
+    /// From after an oversize paragraph (or line) to a later break.
+    fn region_from(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        let index = cx.size_index(text).ok()?;
+        region::from(text, &index, &self.seps, cx.config.size, screen)
+    }
+
     /// Measured with the whole text's index, so a child's size is the one
     /// the whole document gives it.
     fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {

@@ -10,11 +10,17 @@
 //! breaks, and lines that start with a keyword (the code preset's first
 //! level), are found the same from anywhere past the first line break, so
 //! the pieces near the screen are found without scanning from the top.
+//!
+//! Where only the start is near (megabytes of short paragraphs after a
+//! table, none of them over the size), the stretch from that start to a
+//! later cut of the same level, cut alone, is the whole cut's chunks but
+//! for its last: the packer decides each chunk once the piece after it
+//! comes, and up to that cut the pieces are the same (see [`from`]).
 
 use super::{Sep, Separators};
 use crate::segment::trim_range;
 use crate::size::{ceil_char_boundary, floor_char_boundary, SizeIndex};
-use crate::strategy::pack::{fresh_around, FRESH_SEARCH as SEARCH};
+use crate::strategy::pack::FRESH_SEARCH as SEARCH;
 use std::ops::Range;
 
 /// The stretch holding `screen` that starts and ends where the cut of
@@ -38,10 +44,58 @@ pub fn around(
     size: usize,
     screen: Range<usize>,
 ) -> Option<Range<usize>> {
+    let found = search(text, index, seps, size, &screen, SEARCH)?;
+    Some(found.start..found.end?).filter(|r| r.start < r.end)
+}
+
+/// Bytes searched before the screen for where the cut starts afresh, by
+/// [`from`]: its stretch needs no such place after the screen, so it costs
+/// what lies between that place and the screen, cut once.
+const SEARCH_BACK: usize = 1024 * 1024;
+
+/// A stretch holding `screen` that starts where the cut starts afresh (as
+/// for [`around`], searched further back) and ends at a later cut of the
+/// level that start was found at, well past the screen: cut alone, its
+/// chunks but the last are the whole cut's. The packer emits a chunk only
+/// when a later piece comes (or at the end), and up to the stretch's end
+/// the pieces are the whole cut's: only the open chunk the end closes may
+/// differ. None where [`around`] finds nothing, or no such cut is near.
+pub fn from(
+    text: &str,
+    index: &SizeIndex<'_>,
+    seps: &Separators,
+    size: usize,
+    screen: Range<usize>,
+) -> Option<Range<usize>> {
+    let found = search(text, index, seps, size, &screen, SEARCH_BACK)?;
+    Some(found.start..found.past_screen.or(found.end)?)
+}
+
+/// Where the search around a screen found the cut to start afresh, at the
+/// level it stopped at.
+struct Found {
+    /// Before the screen.
+    start: usize,
+    /// After the screen, if seen.
+    end: Option<usize>,
+    /// A cut of that level past the screen, by some way when there is one.
+    past_screen: Option<usize>,
+}
+
+/// The search behind [`around`] and [`from`], `back` bytes before the
+/// screen and [`SEARCH`] after it.
+fn search(
+    text: &str,
+    index: &SizeIndex<'_>,
+    seps: &Separators,
+    size: usize,
+    screen: &Range<usize>,
+    back: usize,
+) -> Option<Found> {
     let oversize = |p: &Range<usize>| index.size(trim_range(text, p.clone())) > size;
     // The window searched: first around the screen, then the known part of
     // the oversize piece holding it.
-    let mut from = floor_char_boundary(text, screen.start.saturating_sub(SEARCH));
+    let mut from = floor_char_boundary(text, screen.start.saturating_sub(back));
     let mut to = ceil_char_boundary(text, screen.end.saturating_add(SEARCH));
     // Where the cut is known to start afresh after the screen, if seen.
     let mut end = (to == text.len()).then_some(to);
@@ -58,13 +112,25 @@ pub fn around(
             }
             continue;
         }
-        let mut bounds = cuts.clone();
-        if from == 0 {
-            bounds.insert(0, 0);
-        }
+        // The first piece from the window's start: where that is no cut, a
+        // piece's tail, over the size only when the piece is too, and it
+        // ends at a cut all the same.
+        let bounds: Vec<usize> = std::iter::once(from).chain(cuts.iter().copied()).collect();
         let pieces: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
-        if let Some(found) = fresh_around(&pieces, &screen, &oversize, (from == 0).then_some(0), end) {
-            return Some(found);
+        // The ends of the nearest oversize pieces before and after the screen.
+        let before = pieces.partition_point(|p| p.end <= screen.start);
+        let start = pieces[..before].iter().rev().find(|p| oversize(p)).map(|p| p.end).or((from == 0).then_some(0));
+        let after = pieces.partition_point(|p| p.end < screen.end);
+        let found_end = pieces[after..].iter().find(|p| oversize(p)).map(|p| p.end).or(end);
+        // Far enough past the screen that the chunk the stretch's end
+        // closes is past it too (the caller checks).
+        let ahead = screen.end.saturating_add((size.saturating_mul(8)).clamp(16 * 1024, SEARCH / 2));
+        let past_screen =
+            cuts.iter().copied().find(|&c| c >= ahead).or(cuts.last().copied().filter(|&c| c >= screen.end));
+        if let Some(start) = start.filter(|&s| s <= screen.start) {
+            if found_end.is_some() || past_screen.is_some() {
+                return Some(Found { start, end: found_end, past_screen });
+            }
         }
         // The piece holding the whole screen, as far as the window shows it.
         if cuts.iter().any(|&c| c > screen.start && c < screen.end) {
@@ -83,12 +149,12 @@ pub fn around(
     }
     None
 }
-
 /// The cuts of `sep` inside `window` that the cut of the whole text makes
 /// too. The scan starts at the line break before the window, so a blank line
-/// that ends inside it is seen whole; even so, a scan that starts (or stops)
-/// inside a run of blank lines can see its end where the whole scan saw
-/// none, so a cut next to a window end that is not the text's is left out.
+/// that ends inside it is seen whole; one that ends at the scan's start is
+/// missed, but that cut is not inside the window. A scan that stops inside
+/// a run of blank lines can see its end where the whole scan saw none, so
+/// the last cut is left out when the window ends before the text does.
 fn cuts_within(text: &str, sep: &Sep, window: Range<usize>) -> Vec<usize> {
     let line_before = memchr::memrchr(b'\n', &text.as_bytes()[..window.start]).unwrap_or(0);
     let mut cuts = Vec::new();
@@ -97,9 +163,6 @@ fn cuts_within(text: &str, sep: &Sep, window: Range<usize>) -> Vec<usize> {
             cuts.push(c)
         }
     });
-    if window.start > 0 && !cuts.is_empty() {
-        cuts.remove(0);
-    }
     if window.end < text.len() {
         cuts.pop();
     }

@@ -81,12 +81,19 @@ fn chunk_streaming(
     let deep = first.as_ref().is_some_and(|(screen, _)| screen.start >= NEAR_THE_TOP);
     if let Some((screen, part)) = first.as_mut() {
         // The middle of a long document without the text before it.
-        if let Some(region) = deep.then(|| chunker.region_around(text, structure, screen.clone())).flatten() {
-            let mut around = chunker.chunk_region(text, region, ctl).map_err(|e| e.to_string())?;
-            if let Some(s) = structure {
-                s.annotate(&mut around);
+        let mut around = match deep.then(|| chunker.region_around(text, structure, screen.clone())).flatten() {
+            Some(region) => Some(chunker.chunk_region(text, region, ctl).map_err(|e| e.to_string())?),
+            // Else from where the cut starts afresh before the screen, when near.
+            None if deep => {
+                chunker.chunks_from_fresh_start(text, structure, screen.clone(), ctl).map_err(|e| e.to_string())?
             }
-            part(&around, false);
+            None => None,
+        };
+        if let Some(around) = around.as_mut() {
+            if let Some(s) = structure {
+                s.annotate(around);
+            }
+            part(around, false);
             first = None;
         }
     }
