@@ -497,6 +497,8 @@ fn chunks_on_a_screen_come_from_a_fresh_start_with_nothing_fresh_after_it() {
         (StrategyKind::Recursive, Unit::Tokens, 120, 30),
         (StrategyKind::Recursive, Unit::Words, 90, 0),
         (StrategyKind::Code, Unit::Chars, 300, 0),
+        (StrategyKind::Html, Unit::Chars, 500, 0),
+        (StrategyKind::Html, Unit::Tokens, 120, 30),
     ] {
         let cfg = config(strategy, unit, size, overlap);
         let chunks = run_and_check(&Checker::new(&text, unit), &cfg).unwrap().expect("ours");
@@ -506,7 +508,7 @@ fn chunks_on_a_screen_come_from_a_fresh_start_with_nothing_fresh_after_it() {
             let start = (table.len() + 40_000 + k * 60_000..).find(|&i| text.is_char_boundary(i)).unwrap();
             let screen = start..(start + 2500..).find(|&i| text.is_char_boundary(i)).unwrap();
             // (The code preset's first level, lines that start with `fn `, can end one.)
-            if strategy == StrategyKind::Recursive {
+            if strategy != StrategyKind::Code {
                 assert!(chunker.region_around(&text, None, screen.clone()).is_none(), "a stretch that ends afresh");
             }
             let early =

@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::extract::BlockKind;
 use crate::segment::{push_trimmed, trim_range, EachRange};
 use crate::size::{ceil_char_boundary, floor_char_boundary, SizeIndex};
-use crate::strategy::pack::{fresh_around, Packer};
+use crate::strategy::pack::{fresh_around, well_past, Packer, FRESH_SEARCH_BACK};
 use crate::strategy::recursive::{self, Sep, Separators};
 use std::ops::Range;
 
@@ -114,6 +114,32 @@ impl Strategy for Sections {
         let index = cx.size_index(text).ok()?;
         let oversize = |r: &Range<usize>| index.size(trim_range(text, r.clone())) > cx.config.size;
         fresh_around(&pieces, &screen, &oversize, (from == 0).then_some(0), (to == text.len()).then_some(to))
+    }
+
+    /// Text without a structure map: from the end of an oversize paragraph
+    /// before the screen (searched further back) to a paragraph's end well
+    /// past it (see [`Strategy::region_from`]).
+    fn region_from(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
+        if cx.structure.is_some_and(|s| !s.blocks.is_empty()) {
+            return None;
+        }
+        let from = floor_char_boundary(text, screen.start.saturating_sub(FRESH_SEARCH_BACK));
+        let to = ceil_char_boundary(text, screen.end.saturating_add(SEARCH));
+        // The first paragraph may have begun before the window: its tail is
+        // over the size only when the paragraph is, and it ends where the
+        // paragraph does. The last may go on past the window.
+        let mut paragraphs: Vec<Range<usize>> = paragraphs_in(text, from..to).map(|(r, _)| r).collect();
+        if to < text.len() {
+            paragraphs.pop();
+        }
+        let index = cx.size_index(text).ok()?;
+        let oversize = |r: &&Range<usize>| index.size(trim_range(text, (*r).clone())) > cx.config.size;
+        let before = paragraphs.partition_point(|p| p.end <= screen.start);
+        let start = paragraphs[..before].iter().rev().find(oversize).map(|p| p.end).or((from == 0).then_some(0))?;
+        let ahead = well_past(screen.end, cx.config.size);
+        let last = paragraphs.last().map(|p| p.end).filter(|&e| e >= screen.end);
+        let end = paragraphs.iter().map(|p| p.end).find(|&e| e >= ahead).or(last)?;
+        (start <= screen.start).then_some(start..end)
     }
 
     /// Text without a structure map: the paragraphs of each range packed

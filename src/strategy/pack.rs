@@ -214,6 +214,19 @@ impl<'a, 't> Packer<'a, 't> {
 /// cut from the top.
 pub const FRESH_SEARCH: usize = 256 * 1024;
 
+/// Bytes searched before the screen for where the packing starts afresh,
+/// for a stretch that needs no such place after the screen
+/// ([`crate::strategy::Strategy::region_from`]): it costs only what lies
+/// between that place and the screen, cut once.
+pub const FRESH_SEARCH_BACK: usize = 1024 * 1024;
+
+/// Where a stretch that may end before the packing does should end at the
+/// earliest, past `screen_end`: far enough that the one chunk its end may
+/// close early (the open one) starts past the screen (the caller checks).
+pub fn well_past(screen_end: usize, size: usize) -> usize {
+    screen_end.saturating_add(size.saturating_mul(8).clamp(16 * 1024, FRESH_SEARCH / 2))
+}
+
 /// The stretch holding `screen` that a packing of `pieces` (complete,
 /// consecutive pieces near the screen, in order) starts and ends afresh:
 /// the ends of the nearest pieces around the screen that are over the size

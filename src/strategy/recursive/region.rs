@@ -20,7 +20,7 @@
 use super::{Sep, Separators};
 use crate::segment::trim_range;
 use crate::size::{ceil_char_boundary, floor_char_boundary, SizeIndex};
-use crate::strategy::pack::FRESH_SEARCH as SEARCH;
+use crate::strategy::pack::{well_past, FRESH_SEARCH as SEARCH, FRESH_SEARCH_BACK};
 use std::ops::Range;
 
 /// The stretch holding `screen` that starts and ends where the cut of
@@ -48,11 +48,6 @@ pub fn around(
     Some(found.start..found.end?).filter(|r| r.start < r.end)
 }
 
-/// Bytes searched before the screen for where the cut starts afresh, by
-/// [`from`]: its stretch needs no such place after the screen, so it costs
-/// what lies between that place and the screen, cut once.
-const SEARCH_BACK: usize = 1024 * 1024;
-
 /// A stretch holding `screen` that starts where the cut starts afresh (as
 /// for [`around`], searched further back) and ends at a later cut of the
 /// level that start was found at, well past the screen: cut alone, its
@@ -67,7 +62,7 @@ pub fn from(
     size: usize,
     screen: Range<usize>,
 ) -> Option<Range<usize>> {
-    let found = search(text, index, seps, size, &screen, SEARCH_BACK)?;
+    let found = search(text, index, seps, size, &screen, FRESH_SEARCH_BACK)?;
     Some(found.start..found.past_screen.or(found.end)?)
 }
 
@@ -122,9 +117,7 @@ fn search(
         let start = pieces[..before].iter().rev().find(|p| oversize(p)).map(|p| p.end).or((from == 0).then_some(0));
         let after = pieces.partition_point(|p| p.end < screen.end);
         let found_end = pieces[after..].iter().find(|p| oversize(p)).map(|p| p.end).or(end);
-        // Far enough past the screen that the chunk the stretch's end
-        // closes is past it too (the caller checks).
-        let ahead = screen.end.saturating_add((size.saturating_mul(8)).clamp(16 * 1024, SEARCH / 2));
+        let ahead = well_past(screen.end, size);
         let past_screen =
             cuts.iter().copied().find(|&c| c >= ahead).or(cuts.last().copied().filter(|&c| c >= screen.end));
         if let Some(start) = start.filter(|&s| s <= screen.start) {
