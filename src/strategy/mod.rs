@@ -348,6 +348,26 @@ impl Configured {
         structure: Option<&crate::extract::Structure>,
         screen: Range<usize>,
     ) -> Option<Range<usize>> {
+        self.stretch(structure, |strategy, cx| strategy.region_around(text, cx, screen))
+    }
+
+    /// A stretch around `screen` that starts where the cut starts afresh
+    /// (see [`Strategy::region_from`]); None as for [`Configured::region_around`].
+    pub fn region_from(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        screen: Range<usize>,
+    ) -> Option<Range<usize>> {
+        self.stretch(structure, |strategy, cx| strategy.region_from(text, cx, screen))
+    }
+
+    /// A stretch `find` names, where the chunks are the strategy's own.
+    fn stretch(
+        &self,
+        structure: Option<&crate::extract::Structure>,
+        find: impl FnOnce(&dyn Strategy, &Context<'_>) -> Option<Range<usize>>,
+    ) -> Option<Range<usize>> {
         let cx = Context {
             config: &self.config,
             sizer: &self.sizer,
@@ -356,15 +376,16 @@ impl Configured {
             structure,
             index: None,
         };
-        self.cuts_each().then(|| self.strategy.region_around(text, &cx, screen)).flatten()
+        self.cuts_each().then(|| find(self.strategy.as_ref(), &cx)).flatten()
     }
 
     /// The whole cut's chunks on `screen`, from a stretch that starts where
     /// the cut starts afresh ([`Strategy::region_from`]): its chunks cut
-    /// alone but the last, when that last one starts past the screen (so
-    /// none on it is left out). A run of consecutive chunks of the whole cut
-    /// holding every chunk that meets the screen; None where there is no
-    /// such stretch.
+    /// alone that start before its last top-level chunk (the last chunk,
+    /// or the last parent with its children, which the stretch's end may
+    /// close early), when that one starts past the screen (so none on it is
+    /// left out). A run of consecutive chunks of the whole cut holding every
+    /// chunk that meets the screen; None where there is no such stretch.
     pub fn chunks_from_fresh_start(
         &self,
         text: &str,
@@ -372,14 +393,17 @@ impl Configured {
         screen: Range<usize>,
         control: Control<'_>,
     ) -> Result<Option<Vec<Chunk>>> {
-        let cx = Context { config: &self.config, sizer: &self.sizer, model: None, control, structure, index: None };
-        let Some(stretch) = self.cuts_each().then(|| self.strategy.region_from(text, &cx, screen.clone())).flatten()
-        else {
+        let Some(stretch) = self.region_from(text, structure, screen.clone()) else {
             return Ok(None);
         };
+        let cx = Context { config: &self.config, sizer: &self.sizer, model: None, control, structure, index: None };
         let mut chunks = self.strategy.chunk_region(text, stretch, &cx)?;
-        let past_screen = chunks.pop().is_some_and(|last| last.range.start >= screen.end);
-        Ok(past_screen.then_some(chunks))
+        let top = |c: &&Chunk| c.meta.level.unwrap_or(0) == 0;
+        let Some(last_top) = chunks.iter().filter(top).map(|c| c.range.start).max() else {
+            return Ok(None);
+        };
+        chunks.retain(|c| c.range.start < last_top);
+        Ok((last_top >= screen.end).then_some(chunks))
     }
 
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (chunks may
