@@ -4,7 +4,8 @@
 //! document. The part is exactly the result's first chunks (the same pass,
 //! delivered early) and reaches past the screen, or, for a strategy that
 //! cuts the stretch around the screen on its own (markdown's sections,
-//! recursive and html between oversize paragraphs, code without a grammar
+//! recursive and html between oversize paragraphs or from one to a break
+//! past the screen, code without a grammar
 //! between oversize pieces at lines that start a definition, hierarchical's top
 //! level, fixed character windows, LangChain's header sections, sentence
 //! between sentences over the size), or that cuts the screen's part of its
@@ -134,8 +135,10 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
             Some((part, false)) => {
                 // A stretch in the middle, cut on its own (or, by hierarchical, the
                 // parents around the screen cut first): the result's chunks there, in order.
+                let alone = chunker.region_around(&doc.text, None, screen.clone()).is_some()
+                    || chunker.region_from(&doc.text, None, screen.clone()).is_some();
                 assert!(
-                    chunker.region_around(&doc.text, None, screen.clone()).is_some() || chunker.hands_screen_early(),
+                    alone || chunker.hands_screen_early(),
                     "{name}: a stretch from a strategy that cuts none alone"
                 );
                 let at = result.iter().position(|c| *c == part[0]).expect("the part's first chunk is in the result");
@@ -194,5 +197,37 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
         StrategyKind::Code,
     ] {
         assert!(cut_alone.contains(&want), "{want} cut the stretch on screen alone: {cut_alone:?}");
+    }
+}
+
+/// A table of 200 KB (one paragraph over the size), then short paragraphs
+/// none of which is: with the screen among them, nothing after it lets the
+/// cut start afresh, and the part comes from the table's end (its stretch
+/// cut alone but for its last chunk, or hierarchical's last parent). It is
+/// exactly the result's chunks there and covers the screen.
+#[test]
+fn a_screen_among_short_paragraphs_after_a_table_shows_first_from_the_table_end() {
+    let book = std::fs::read_to_string(common::corpus_file("en_rust_book.md")).expect("corpus file");
+    let lines: Vec<&str> = book.lines().filter(|l| !l.trim().is_empty()).collect();
+    let table: String =
+        lines.iter().cycle().take(2500).map(|l| format!("| {} |\n", l.chars().take(70).collect::<String>())).collect();
+    let short: String = lines.iter().take(15_000).map(|l| l.chars().take(100).collect::<String>() + "\n\n").collect();
+    let mut doc = Document::from_text(format!("{table}\n{short}"), DocKind::Markdown);
+    doc.path = Some("/tmp/first-part-table.md".into());
+    for strategy in [StrategyKind::Recursive, StrategyKind::Html, StrategyKind::Hierarchical] {
+        for (unit, size, overlap) in [(Unit::Chars, 400, 60), (Unit::Tokens, 120, 0)] {
+            let mut config = ChunkConfig { strategy, unit, size, overlap, ..ChunkConfig::default() };
+            config.normalize();
+            let name = format!("{strategy} {unit} {size}");
+            let chunker = Chunker::new(&config).unwrap();
+            let Cut { part, result, screen } = cut(&doc, &config);
+            assert!(screen.start > table.len() + 20_000, "{name}: the screen {screen:?} is among the short paragraphs");
+            assert!(chunker.region_around(&doc.text, None, screen.clone()).is_none(), "{name}: no stretch ends afresh");
+            let Some((part, false)) = part else { panic!("{name}: no part from the table's end") };
+            let at = result.iter().position(|c| *c == part[0]).expect("the part's first chunk is in the result");
+            assert_eq!(&result[at..at + part.len()], &part[..], "{name}: the part is the result's chunks there");
+            let on_screen = |c: &&Chunk| c.range.start < screen.end && c.range.end > screen.start;
+            assert!(result.iter().filter(on_screen).all(|c| part.contains(c)), "{name}: the part covers the screen");
+        }
     }
 }
