@@ -476,8 +476,7 @@ fn stretches_cut_alone(
 /// after a table-like paragraph that is (War and Peace's lines with no
 /// blank line): nothing after the screen lets the cut start afresh, so
 /// the chunks on screen come from the table's end, cut alone up to a
-/// paragraph break past the screen, all but the last chunk (for
-/// hierarchical, the last parent and what starts after it). They are a
+/// paragraph break past the screen, all but the last chunk. They are a
 /// run of the whole cut holding every chunk on the screen, with overlap
 /// too.
 #[test]
@@ -500,8 +499,6 @@ fn chunks_on_a_screen_come_from_a_fresh_start_with_nothing_fresh_after_it() {
         (StrategyKind::Code, Unit::Chars, 300, 0),
         (StrategyKind::Html, Unit::Chars, 500, 0),
         (StrategyKind::Html, Unit::Tokens, 120, 30),
-        (StrategyKind::Hierarchical, Unit::Chars, 500, 0),
-        (StrategyKind::Hierarchical, Unit::Tokens, 120, 30),
     ] {
         let cfg = config(strategy, unit, size, overlap);
         let chunks = run_and_check(&Checker::new(&text, unit), &cfg).unwrap().expect("ours");

@@ -203,7 +203,7 @@ fn every_strategy_that_can_shows_the_screen_first_and_exactly() {
 /// A table of 200 KB (one paragraph over the size), then short paragraphs
 /// none of which is: with the screen among them, nothing after it lets the
 /// cut start afresh, and the part comes from the table's end (its stretch
-/// cut alone but for its last chunk, or hierarchical's last parent). It is
+/// cut alone but for its last chunk). It is
 /// exactly the result's chunks there and covers the screen.
 #[test]
 fn a_screen_among_short_paragraphs_after_a_table_shows_first_from_the_table_end() {
@@ -214,7 +214,7 @@ fn a_screen_among_short_paragraphs_after_a_table_shows_first_from_the_table_end(
     let short: String = lines.iter().take(15_000).map(|l| l.chars().take(100).collect::<String>() + "\n\n").collect();
     let mut doc = Document::from_text(format!("{table}\n{short}"), DocKind::Markdown);
     doc.path = Some("/tmp/first-part-table.md".into());
-    for strategy in [StrategyKind::Recursive, StrategyKind::Html, StrategyKind::Hierarchical] {
+    for strategy in [StrategyKind::Recursive, StrategyKind::Html] {
         for (unit, size, overlap) in [(Unit::Chars, 400, 60), (Unit::Tokens, 120, 0)] {
             let mut config = ChunkConfig { strategy, unit, size, overlap, ..ChunkConfig::default() };
             config.normalize();

@@ -237,17 +237,6 @@ impl Strategy for Hierarchical {
         base.region_around(text, cx.structure, screen)
     }
 
-    /// The base's stretch from a fresh start (as for `region_around`): cut
-    /// alone, the top chunks but the last are the whole cut's, and so are
-    /// their children.
-    fn region_from(&self, text: &str, cx: &Context<'_>, screen: Range<usize>) -> Option<Range<usize>> {
-        let base = &self.levels[0].1;
-        if base.config.strategy == StrategyKind::Fixed && base.config.overlap > 0 {
-            return None;
-        }
-        base.region_from(text, cx.structure, screen)
-    }
-
     /// Each range's top level cut by the base within it, then the levels
     /// below: a parent's children as the whole cut has them.
     fn chunk_within(&self, text: &str, ranges: &[Range<usize>], cx: &Context<'_>) -> Result<Vec<Vec<Chunk>>> {
