@@ -15,7 +15,7 @@ Two measurements:
     # sides on the same chunks in one run)
     python bench/onnx_peer.py retrieve --chunks chunks.jsonl --queries q.jsonl --k 5
 
-Needs bench/requirements.txt (scripts/test.sh installs it into target/venv).
+Needs bench/requirements.txt (scripts/setup-venv.sh, run by scripts/test.sh, installs it into a venv in the user cache).
 """
 
 from __future__ import annotations

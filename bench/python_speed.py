@@ -5,7 +5,8 @@ RecursiveCharacterTextSplitter, text-splitter's `semantic-text-splitter`)
 with the same size and overlap.
 
     cargo build --release --no-default-features --features cli,code --target-dir target/python
-    target/venv/bin/python bench/python_speed.py --cli target/python/release/chunktui --out report.md
+    "$(bash scripts/setup-venv.sh tests bench/requirements.txt python/requirements-test.txt)/bin/python" \
+        bench/python_speed.py --cli target/python/release/chunktui --out report.md
 
 The corpus (CHUNKTUI_CORPUS, default ../shared/corpus) is read two ways:
 whole (4 documents: Python against the CLI, which runs once per file) and

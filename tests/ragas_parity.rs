@@ -1,6 +1,6 @@
 //! `eval --judge`'s formulas against the `ragas` package itself (pinned in
-//! tests/python/requirements-ragas.txt; scripts/test.sh installs it into
-//! target/ragas-venv). The same verdicts and the same judge answers go to
+//! tests/python/requirements-ragas.txt; scripts/test.sh installs it into a
+//! venv in the user cache and exports its python as CHUNKTUI_RAGAS_PYTHON). The same verdicts and the same judge answers go to
 //! chunktui's functions and to RAGAS's `NonLLMContextPrecisionWithReference`
 //! and `ContextRelevance` (tests/python/ragas_formulas.py, with a stand-in
 //! LLM that gives the answers), and the scores must agree. Never skipped:
@@ -13,14 +13,13 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 fn ragas_python() -> PathBuf {
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/ragas-venv/bin/python");
-    assert!(
-        venv.is_file(),
-        "{} is missing: run `bash scripts/test.sh` (or python3 -m venv target/ragas-venv && \
-         target/ragas-venv/bin/pip install -r tests/python/requirements-ragas.txt)",
-        venv.display()
-    );
-    venv
+    const HOW: &str = "run `bash scripts/test.sh`, or set CHUNKTUI_RAGAS_PYTHON to the python of a venv made by \
+         `bash scripts/setup-venv.sh ragas tests/python/requirements-ragas.txt` (it prints the venv's folder)";
+    let python = std::env::var_os("CHUNKTUI_RAGAS_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("CHUNKTUI_RAGAS_PYTHON is not set: {HOW}"));
+    assert!(python.is_file(), "{} is missing: {HOW}", python.display());
+    python
 }
 
 #[test]

