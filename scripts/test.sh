@@ -134,12 +134,12 @@ if [ $whole_run = 1 ]; then
   step "cargo fmt --check" cargo_style
   step "clippy (warnings are errors)" cargo clippy --locked --all-features --all-targets -- -D warnings
 fi
-step "build the tests" cargo nextest run --locked --all-features --no-run
+# The tests and the binary they drive build in the `suite` profile (Cargo.toml).
+PROFILE=(--cargo-profile suite)
+step "build the tests" cargo nextest run --locked --all-features "${PROFILE[@]}" --no-run
 
-# The builds without the model layer: the core alone must not pull in ONNX
-# Runtime, hashing, cache paths or any terminal crate, and the workbench
-# without ONNX support must still run, saying what to do for a model
-# strategy (tests/no_model.rs).
+# The core alone must not pull in ONNX Runtime, hashing, cache paths or any
+# terminal crate.
 core_alone() {
   local core_deps
   core_deps="$(cargo tree --locked --no-default-features -e normal --prefix none | cut -d' ' -f1 | sort -u)"
@@ -153,15 +153,14 @@ core_alone() {
 }
 if [ $whole_run = 1 ]; then
   step "the core alone (--no-default-features)" core_alone
-  step "build the workbench without embed" cargo nextest run --locked --no-default-features --features tui --test no_model --no-run
 fi
 
-# The Python package (python/: PyO3 through maturin) in the dev profile, as a
-# wheel installed into the tests' venv: a release build is packaging, not a test.
+# The Python package (python/: PyO3 through maturin) in the suite profile, as
+# a wheel installed into the tests' venv: a release build is packaging, not a test.
 python_package() {
   local wheels="$CARGO_TARGET_DIR/wheels"
   rm -rf "$wheels"
-  "$(dirname "$TESTS_PYTHON")/maturin" build --manifest-path python/Cargo.toml --interpreter "$TESTS_PYTHON" --out "$wheels"
+  "$(dirname "$TESTS_PYTHON")/maturin" build --profile suite --manifest-path python/Cargo.toml --interpreter "$TESTS_PYTHON" --out "$wheels"
   "$TESTS_PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheels"/chunktui-*.whl
 }
 if [ $whole_run = 1 ]; then
@@ -187,21 +186,25 @@ export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR CHUNKTUI_LLM_PYTHON CHUNKTUI_LLM_GGUF C
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261202}"
 
 if [ $whole_run = 0 ]; then
-  step "cargo nextest run $*" cargo nextest run --locked --all-features "$@"
+  step "cargo nextest run $*" cargo nextest run --locked --all-features "${PROFILE[@]}" "$@"
   exit 0
 fi
 
 status=0
-step "Rust tests (nextest)" cargo nextest run --locked --all-features --no-fail-fast || status=1
-step "doc tests" cargo test --locked --all-features --doc || status=1
-step "the workbench without embed (tests/no_model.rs)" \
-  cargo nextest run --locked --no-default-features --features tui --test no_model || status=1
+step "Rust tests (nextest)" cargo nextest run --locked --all-features "${PROFILE[@]}" --no-fail-fast || status=1
+step "doc tests" cargo test --locked --all-features --profile suite --doc || status=1
 
 # The Python side: typed (mypy --strict, mypy.ini) and tested with pytest in
 # the tests' venv (bench/requirements.txt, python/requirements-test.txt). The
 # tests drive the chunktui binary just built.
 venv_bin="$(dirname "$TESTS_PYTHON")"
 step "mypy --strict" "$venv_bin/mypy" bench tests/python python/chunktui python/tests || status=1
-step "pytest" env CHUNKTUI_BIN="$CARGO_TARGET_DIR/debug/chunktui" \
+step "pytest" env CHUNKTUI_BIN="$CARGO_TARGET_DIR/suite/chunktui" \
   "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider bench tests/python python/tests || status=1
+
+# Last, as it replaces the binary the tests above drive (target/suite/chunktui)
+# with one built without the model layer: the workbench without ONNX support
+# must still run, saying what to do for a model strategy (tests/no_model.rs).
+step "the workbench without embed (tests/no_model.rs)" \
+  cargo nextest run --locked --no-default-features --features tui "${PROFILE[@]}" --test no_model || status=1
 exit $status
