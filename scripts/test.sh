@@ -40,13 +40,40 @@ CACHE="${CHUNKTUI_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chunktui}"
 mkdir -p "$CACHE"
 # What the background set-up steps hand over (export lines), one file each.
 ENVS="$(mktemp -d)"
+# Every runner's counts, added up into the run's closing line.
+PASSED=0
+FAILED=0
+SKIPPED=0
 on_exit() {
   local status=$?
   # A failed step leaves the others running: stop them with the run.
   jobs -p | xargs -r kill 2>/dev/null || true
   timing_summary
   rm -rf "$ENVS"
+  if [ $((PASSED + FAILED)) -gt 0 ]; then
+    echo "all runners: $PASSED passed, $FAILED failed, $SKIPPED skipped"
+  fi
   exit $status
+}
+
+# counted KIND CMD...: runs a test runner with its output shown, and adds
+# its closing counts (KIND: nextest, libtest or pytest) to the tally.
+counted() {
+  local kind="$1" out status=0 line
+  shift
+  out="$(mktemp)"
+  "$@" 2>&1 | tee "$out" || status=$?
+  case "$kind" in
+    nextest) line="$(grep -E '^ *Summary \[' "$out" | tail -n1)" ;;
+    libtest) line="$(grep -E '^test result: ' "$out" | tr ';' ',')" ;;
+    pytest) line="$(grep -E '([0-9]+ (passed|failed|error)).* in [0-9.]+s' "$out" | tail -n1)" ;;
+  esac
+  rm -f "$out"
+  sum() { echo "$line" | grep -oE "[0-9]+ $1" | awk '{ n += $1 } END { print n + 0 }'; }
+  PASSED=$((PASSED + $(sum passed)))
+  FAILED=$((FAILED + $(sum failed) + $(sum errors?)))
+  SKIPPED=$((SKIPPED + $(sum skipped) + $(sum ignored)))
+  return $status
 }
 trap on_exit EXIT
 
@@ -95,6 +122,14 @@ if [ -z "${CARGO_TARGET_DIR:-}" ]; then
 fi
 export CARGO_TARGET_DIR
 echo "test.sh: cargo builds into $CARGO_TARGET_DIR" >&2
+# CI builds a fresh clone, which an incremental cache from another folder
+# does not serve: writing one only costs time there.
+if [ -n "${CI:-}" ]; then
+  export CARGO_INCREMENTAL=0
+fi
+# mypy's cache beside the others: it checks each file's hash, so a fresh
+# clone reuses what did not change.
+export MYPY_CACHE_DIR="$CACHE/mypy"
 
 # The set-up, in the background while cargo compiles. Each writes the
 # variables the tests read to a file of its own, read in once it is done.
@@ -167,7 +202,7 @@ if [ $whole_run = 1 ]; then
   wait_bg "Python tests venv"
   # shellcheck source=/dev/null
   . "$ENVS/py"
-  step "build the Python package (maturin, dev)" python_package
+  step "build the Python package (maturin, suite profile)" python_package
 fi
 
 for setup in "models (ONNX Runtime, MiniLM)" "LLM server (xllamacpp, SmolLM2)" "sentence-transformers reference" "ragas venv"; do
@@ -186,25 +221,25 @@ export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR CHUNKTUI_LLM_PYTHON CHUNKTUI_LLM_GGUF C
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261202}"
 
 if [ $whole_run = 0 ]; then
-  step "cargo nextest run $*" cargo nextest run --locked --all-features "${PROFILE[@]}" "$@"
+  step "cargo nextest run $*" counted nextest cargo nextest run --locked --all-features "${PROFILE[@]}" "$@"
   exit 0
 fi
 
 status=0
-step "Rust tests (nextest)" cargo nextest run --locked --all-features "${PROFILE[@]}" --no-fail-fast || status=1
-step "doc tests" cargo test --locked --all-features --profile suite --doc || status=1
+step "Rust tests (nextest)" counted nextest cargo nextest run --locked --all-features "${PROFILE[@]}" --no-fail-fast || status=1
+step "doc tests" counted libtest cargo test --locked --all-features --profile suite --doc || status=1
 
 # The Python side: typed (mypy --strict, mypy.ini) and tested with pytest in
 # the tests' venv (bench/requirements.txt, python/requirements-test.txt). The
 # tests drive the chunktui binary just built.
 venv_bin="$(dirname "$TESTS_PYTHON")"
 step "mypy --strict" "$venv_bin/mypy" bench tests/python python/chunktui python/tests || status=1
-step "pytest" env CHUNKTUI_BIN="$CARGO_TARGET_DIR/suite/chunktui" \
-  "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider bench tests/python python/tests || status=1
+step "pytest" counted pytest env CHUNKTUI_BIN="$CARGO_TARGET_DIR/suite/chunktui" \
+  "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider --durations=10 bench tests/python python/tests || status=1
 
 # Last, as it replaces the binary the tests above drive (target/suite/chunktui)
 # with one built without the model layer: the workbench without ONNX support
 # must still run, saying what to do for a model strategy (tests/no_model.rs).
 step "the workbench without embed (tests/no_model.rs)" \
-  cargo nextest run --locked --no-default-features --features tui "${PROFILE[@]}" --test no_model || status=1
+  counted nextest cargo nextest run --locked --no-default-features --features tui "${PROFILE[@]}" --test no_model || status=1
 exit $status

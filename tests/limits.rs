@@ -164,9 +164,8 @@ fn peak_rss_of(args: &[&OsStr]) -> u64 {
 fn stats_memory_follows_the_input_not_the_chunk_count() {
     let paragraph = "## A heading\n\nSome prose, with a clause; then another sentence. 中文句子也在这里。\n\n";
     let dir = tempfile::tempdir().unwrap();
-    // 448 KB more input: the bound (10x plus 4 MB) is ~19x it, a held list ~260x.
-    let small = temp_file(dir.path(), "small.md", paragraph.repeat((64 << 10) / paragraph.len()).as_bytes());
-    let big = temp_file(dir.path(), "big.md", paragraph.repeat((512 << 10) / paragraph.len()).as_bytes());
+    let small = temp_file(dir.path(), "small.md", paragraph.repeat((256 << 10) / paragraph.len()).as_bytes());
+    let big = temp_file(dir.path(), "big.md", paragraph.repeat((2 << 20) / paragraph.len()).as_bytes());
     let grown = std::fs::metadata(&big).unwrap().len() - std::fs::metadata(&small).unwrap().len();
     for (strategy, size) in [("recursive", "1"), ("fixed", "1"), ("hierarchical", "1"), ("hierarchical", "16")] {
         for command in ["stats", "chunk"] {

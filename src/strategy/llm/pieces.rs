@@ -65,8 +65,8 @@ fn sentences(text: &str, range: Range<usize>, first: &mut bool, out: &mut Vec<Pi
     });
 }
 
-/// Paragraph ranges: text between blank lines; a fenced code block (``` or
-/// ~~~) is one paragraph, blank lines inside it included.
+/// Paragraph ranges: text between blank lines; a fenced code block (backticks or
+/// tildes) is one paragraph, blank lines inside it included.
 fn paragraphs(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
