@@ -40,19 +40,24 @@ CACHE="${CHUNKTUI_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chunktui}"
 mkdir -p "$CACHE"
 # What the background set-up steps hand over (export lines), one file each.
 ENVS="$(mktemp -d)"
-# Every runner's counts, added up into the run's closing line.
-PASSED=0
-FAILED=0
-SKIPPED=0
+# Every runner's counts ("passed failed skipped" a line, background steps'
+# too), added up into the run's closing line.
+COUNTS="$(mktemp)"
+kill_tree() { # PID: the process and everything it started
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
 on_exit() {
-  local status=$?
-  # A failed step leaves the others running: stop them with the run.
-  jobs -p | xargs -r kill 2>/dev/null || true
+  local status=$? job
+  # A failed step leaves the background ones running: stop them with the run.
+  for job in $(jobs -p); do kill_tree "$job"; done
   timing_summary
   rm -rf "$ENVS"
-  if [ $((PASSED + FAILED)) -gt 0 ]; then
-    echo "all runners: $PASSED passed, $FAILED failed, $SKIPPED skipped"
+  if [ -s "$COUNTS" ]; then
+    awk '{ p += $1; f += $2; s += $3 } END { printf "all runners: %d passed, %d failed, %d skipped\n", p, f, s }' "$COUNTS"
   fi
+  rm -f "$COUNTS"
   exit $status
 }
 
@@ -70,9 +75,7 @@ counted() {
   esac
   rm -f "$out"
   sum() { echo "$line" | grep -oE "[0-9]+ $1" | awk '{ n += $1 } END { print n + 0 }'; }
-  PASSED=$((PASSED + $(sum passed)))
-  FAILED=$((FAILED + $(sum failed) + $(sum errors?)))
-  SKIPPED=$((SKIPPED + $(sum skipped) + $(sum ignored)))
+  echo "$(sum passed) $(($(sum failed) + $(sum 'errors?'))) $(($(sum skipped) + $(sum ignored)))" >>"$COUNTS"
   return $status
 }
 trap on_exit EXIT
@@ -225,17 +228,21 @@ if [ $whole_run = 0 ]; then
   exit 0
 fi
 
+# The Python side: typed (mypy --strict, mypy.ini) and tested with pytest in
+# the tests' venv (bench/requirements.txt, python/requirements-test.txt),
+# driving the chunktui binary just built. It runs beside the Rust tests: many
+# of those wait on processes, a terminal or a server, and leave a core idle.
+python_tests() {
+  "$(dirname "$TESTS_PYTHON")/mypy" bench tests/python python/chunktui python/tests
+  counted pytest env CHUNKTUI_BIN="$CARGO_TARGET_DIR/suite/chunktui" \
+    "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider --durations=10 bench tests/python python/tests
+}
+step_bg "mypy and pytest (beside the Rust tests)" python_tests
+
 status=0
 step "Rust tests (nextest)" counted nextest cargo nextest run --locked --all-features "${PROFILE[@]}" --no-fail-fast || status=1
 step "doc tests" counted libtest cargo test --locked --all-features --profile suite --doc || status=1
-
-# The Python side: typed (mypy --strict, mypy.ini) and tested with pytest in
-# the tests' venv (bench/requirements.txt, python/requirements-test.txt). The
-# tests drive the chunktui binary just built.
-venv_bin="$(dirname "$TESTS_PYTHON")"
-step "mypy --strict" "$venv_bin/mypy" bench tests/python python/chunktui python/tests || status=1
-step "pytest" counted pytest env CHUNKTUI_BIN="$CARGO_TARGET_DIR/suite/chunktui" \
-  "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider --durations=10 bench tests/python python/tests || status=1
+wait_bg "mypy and pytest (beside the Rust tests)" show || status=1
 
 # Last, as it replaces the binary the tests above drive (target/suite/chunktui)
 # with one built without the model layer: the workbench without ONNX support

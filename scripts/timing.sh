@@ -2,7 +2,8 @@
 #
 #   step NAME CMD...      runs CMD in the foreground, timed
 #   step_bg NAME CMD...   runs CMD in the background, timed, its output in a log
-#   wait_bg NAME          waits for a background step; its log is shown when it failed
+#   wait_bg NAME [show]   waits for a background step; its log is shown when it
+#                         failed, or always with "show"
 #   timing_summary        the table of every step (test.sh prints it at exit)
 #
 # Each step appends "start<TAB>seconds<TAB>status<TAB>name" to $TIMING_FILE, so
@@ -33,11 +34,15 @@ step_bg() {
   TIMING_PIDS[$name]=$!
 }
 
-wait_bg() {
-  local name="$1" status=0
+wait_bg() { # NAME [show]: with "show", its output is shown even when it passed
+  local name="$1" show="${2:-}" status=0
   wait "${TIMING_PIDS[$name]}" || status=$?
   if [ $status != 0 ]; then
     echo "test.sh: $name failed (exit $status); its output:" >&2
+  elif [ "$show" = show ]; then
+    echo "test.sh: $name:" >&2
+  fi
+  if [ $status != 0 ] || [ "$show" = show ]; then
     cat "$TIMING_LOGS/$name.log" >&2
   fi
   return $status
