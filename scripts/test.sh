@@ -103,7 +103,7 @@ debian_packages() {
   echo "test.sh: installing$missing (Debian)" >&2
   local sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq >/dev/null
+  $sudo apt-get update -qq >/dev/null || return
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
 }
 step "Debian packages" debian_packages
@@ -134,20 +134,23 @@ fi
 # clone reuses what did not change.
 export MYPY_CACHE_DIR="$CACHE/mypy"
 
+# Functions run by `step` are called in an `||` list, where `set -e` is off:
+# each returns its first failure itself.
+
 # The set-up, in the background while cargo compiles. Each writes the
 # variables the tests read to a file of its own, read in once it is done.
 exports_of() { # FILE CMD... : CMD's export lines into FILE
   local file="$1"
   shift
   local out
-  out="$("$@")"
+  out="$("$@")" || return
   echo "$out" | grep '^export ' >"$file"
 }
 venv_python() { # FILE VAR NAME REQS... : VAR=the python of venv NAME
   local file="$1" var="$2"
   shift 2
   local venv
-  venv="$(bash scripts/setup-venv.sh "$@")"
+  venv="$(bash scripts/setup-venv.sh "$@")" || return
   echo "export $var=$venv/bin/python" >"$file"
 }
 step_bg "models (ONNX Runtime, MiniLM)" exports_of "$ENVS/models" bash scripts/setup-models.sh
@@ -164,7 +167,7 @@ cargo_style() {
     echo "test.sh: rustfmt or clippy is missing: rustup component add rustfmt clippy" >&2
     return 1
   fi
-  cargo fmt --all --check
+  cargo fmt --all --check || return
   # The Python package's crate is not a workspace member: checked on its own.
   cargo fmt --check --manifest-path python/Cargo.toml
 }
@@ -180,7 +183,7 @@ step "build the tests" cargo nextest run --locked --all-features "${PROFILE[@]}"
 # terminal crate.
 core_alone() {
   local core_deps
-  core_deps="$(cargo tree --locked --no-default-features -e normal --prefix none | cut -d' ' -f1 | sort -u)"
+  core_deps="$(cargo tree --locked --no-default-features -e normal --prefix none | cut -d' ' -f1 | sort -u)" || return
   for heavy in ort sha2 dirs ratatui crossterm clap notify syntect indicatif; do
     if echo "$core_deps" | grep -qx "$heavy"; then
       echo "test.sh: the core (default-features = false) depends on $heavy" >&2
@@ -198,7 +201,8 @@ fi
 python_package() {
   local wheels="$CARGO_TARGET_DIR/wheels"
   rm -rf "$wheels"
-  "$(dirname "$TESTS_PYTHON")/maturin" build --profile suite --manifest-path python/Cargo.toml --interpreter "$TESTS_PYTHON" --out "$wheels"
+  "$(dirname "$TESTS_PYTHON")/maturin" build --profile suite --manifest-path python/Cargo.toml \
+    --interpreter "$TESTS_PYTHON" --out "$wheels" || return
   "$TESTS_PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheels"/chunktui-*.whl
 }
 if [ $whole_run = 1 ]; then
@@ -233,9 +237,11 @@ fi
 # driving the chunktui binary just built. It runs beside the Rust tests: many
 # of those wait on processes, a terminal or a server, and leave a core idle.
 python_tests() {
-  "$(dirname "$TESTS_PYTHON")/mypy" bench tests/python python/chunktui python/tests
+  local status=0
+  "$(dirname "$TESTS_PYTHON")/mypy" bench tests/python python/chunktui python/tests || status=1
   counted pytest env CHUNKTUI_BIN="$CARGO_TARGET_DIR/suite/chunktui" \
-    "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider --durations=10 bench tests/python python/tests
+    "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider --durations=10 bench tests/python python/tests || status=1
+  return $status
 }
 step_bg "mypy and pytest (beside the Rust tests)" python_tests
 
