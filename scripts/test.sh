@@ -173,10 +173,14 @@ cargo_style() {
 }
 if [ $whole_run = 1 ]; then
   step "cargo fmt --check" cargo_style
-  step "clippy (warnings are errors)" cargo clippy --locked --all-features --all-targets -- -D warnings
 fi
-# The tests and the binary they drive build in the `suite` profile (Cargo.toml).
+# The tests and the binary they drive build in the `suite` profile (Cargo.toml);
+# clippy and the core's check too, so that the build scripts and proc-macros
+# all of them run are compiled once.
 PROFILE=(--cargo-profile suite)
+if [ $whole_run = 1 ]; then
+  step "clippy (warnings are errors)" cargo clippy --locked --all-features --all-targets --profile suite -- -D warnings
+fi
 step "build the tests" cargo nextest run --locked --all-features "${PROFILE[@]}" --no-run
 
 # The core alone must not pull in ONNX Runtime, hashing, cache paths or any
@@ -190,7 +194,7 @@ core_alone() {
       return 1
     fi
   done
-  cargo check --locked --lib --no-default-features
+  cargo check --locked --lib --no-default-features --profile suite
 }
 if [ $whole_run = 1 ]; then
   step "the core alone (--no-default-features)" core_alone
