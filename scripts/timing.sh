@@ -44,6 +44,7 @@ wait_bg() { # NAME [show]: with "show", its output is shown even when it passed
   fi
   if [ $status != 0 ] || [ "$show" = show ]; then
     cat "$TIMING_LOGS/$name.log" >&2
+    rm -f "$TIMING_LOGS/$name.log" # shown once: the exit does not show it again
   fi
   return $status
 }

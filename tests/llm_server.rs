@@ -81,7 +81,8 @@ impl Server {
         while !healthy(port) {
             if let Ok(Some(status)) = server.child.try_wait() {
                 let err = std::fs::read_to_string(log).unwrap_or_default();
-                panic!("the LLM server exited ({status}): {}", &err[err.len().saturating_sub(2000)..]);
+                let tail = err.char_indices().map(|(i, _)| i).find(|&i| i + 2000 >= err.len()).unwrap_or(0);
+                panic!("the LLM server exited ({status}): {}", &err[tail..]);
             }
             assert!(started.elapsed() < Duration::from_secs(120), "the LLM server was not ready within 120 s");
             std::thread::sleep(Duration::from_millis(200));
