@@ -34,18 +34,8 @@ if [ -z "$PY" ]; then
   exit 1
 fi
 
-# The venv is named after its pins, so a change of pins makes a new one.
-VENV="$CACHE/llm-server-$(sha256sum "$REQ" | cut -c1-12)"
-STAMP="$VENV/.installed"
-if [ ! -f "$STAMP" ] || ! "$VENV/bin/python" -c "import xllamacpp" 2>/dev/null; then
-  echo "setup-llm: installing $REQ (PyPI) into $VENV" >&2
-  rm -rf "$VENV" "$CACHE"/llm-server-*
-  mkdir -p "$CACHE"
-  "$PY" -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: --require-hashes -r "$REQ" >&2
-  "$VENV/bin/python" -c "import xllamacpp" >&2
-  touch "$STAMP"
-fi
+# The server's venv, named after its pins like the tests' own.
+VENV="$(CHUNKTUI_CACHE_DIR="$CACHE" bash scripts/setup-venv.sh llm-server "$REQ")"
 
 GGUF="$CACHE/models/smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
 sha_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
