@@ -145,7 +145,7 @@ fn enrich(chunks: Vec<Chunk>, _text: &str, config: &ChunkConfig, _control: Contr
 
 #[cfg(feature = "embed")]
 fn load_model(config: &ChunkConfig) -> Result<Arc<dyn Embedder>> {
-    crate::embed::load_model_for(&config.semantic)
+    crate::embed::load_for(config)
 }
 
 #[cfg(not(feature = "embed"))]

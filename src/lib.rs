@@ -17,6 +17,9 @@
 //! assert_eq!(&text[chunks[0].range.clone()], "First paragraph here.");
 //! ```
 
+#[macro_use]
+mod counters;
+
 pub mod bpe;
 pub mod chunk;
 pub mod chunker;
@@ -24,6 +27,7 @@ pub mod config;
 pub mod contextual;
 pub mod diff;
 pub mod document;
+pub mod embed_usage;
 pub mod embedding;
 pub mod error;
 pub mod eval;
@@ -46,6 +50,10 @@ pub mod word_counts;
 pub mod embed;
 
 pub mod llm;
+
+/// The HTTP layer of the API clients (LLM, embeddings).
+#[cfg(any(feature = "embed", feature = "llm"))]
+pub mod http;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -17,6 +17,7 @@ impl ChunkConfig {
             problems.push(problem);
         }
         crate::lint::problems(self, &mut problems);
+        problems.extend(self.embed.problems());
         if problems.is_empty() {
             Ok(())
         } else {

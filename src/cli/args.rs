@@ -542,6 +542,22 @@ pub struct ChunkFlags {
     /// on (default): keep LLM answers in the cache folder, so a re-run sends nothing; off: always ask.
     #[arg(long, value_name = "on|off", global = true, value_parser = on_off)]
     pub llm_cache: Option<bool>,
+    /// Embed through your own model at any OpenAI-compatible /v1/embeddings endpoint (OpenAI, Azure, DashScope,
+    /// vLLM, TEI, llama.cpp, Ollama, LM Studio, Infinity) instead of an ONNX model: the API base ending in /v1,
+    /// e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama). Else [embed] url. The key comes from
+    /// $CHUNKTUI_EMBED_KEY, else $OPENAI_API_KEY, sent as "Authorization: Bearer" and never written anywhere.
+    /// Azure OpenAI: the deployment's base with its api-version,
+    /// https://RES.openai.azure.com/openai/deployments/NAME?api-version=2024-02-01 (the key goes as api-key).
+    #[arg(long, value_name = "URL", global = true)]
+    pub embed_url: Option<String>,
+    /// The embedding model the endpoint serves (text-embedding-3-small, text-embedding-v4, bge-m3, ...); else
+    /// [embed] model. More settings (dimensions, batch_size, concurrency, max_input_tokens) go in [embed].
+    #[arg(long, value_name = "NAME", global = true)]
+    pub embed_model: Option<String>,
+    /// on (default): keep the endpoint's vectors in the cache folder, so the same cut again sends nothing and
+    /// works with the server down; off: always ask.
+    #[arg(long, value_name = "on|off", global = true, value_parser = on_off)]
+    pub embed_cache: Option<bool>,
     /// Emit embed_text with each chunk: its heading path (or code symbols, or pages), a blank line, its text.
     #[arg(long, global = true)]
     pub embed_text: bool,

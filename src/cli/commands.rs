@@ -99,7 +99,11 @@ struct Chunked {
 #[cfg(feature = "embed")]
 fn offer_setup(config: &ChunkConfig) -> Result<()> {
     use std::io::IsTerminal;
-    if !config.strategy.needs_model() || !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+    if !config.strategy.needs_model()
+        || config.embed.is_set()
+        || !std::io::stdin().is_terminal()
+        || !std::io::stderr().is_terminal()
+    {
         return Ok(());
     }
     let default_model = config.semantic.model.as_deref().is_none_or(|m| m == crate::config::DEFAULT_MODEL);
@@ -425,7 +429,7 @@ fn check_usable(config: ChunkConfig, model_files: bool) -> Result<ChunkConfig> {
     let configured = crate::strategy::Configured::new(&config)?;
     if config.strategy.needs_model() {
         #[cfg(feature = "embed")]
-        if model_files {
+        if model_files && !config.embed.is_set() {
             crate::embed::check_model_files(&config.semantic)?;
         }
         #[cfg(not(feature = "embed"))]

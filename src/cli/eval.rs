@@ -125,7 +125,7 @@ impl Corpus {
     /// and the languages of `config`'s model ([`crate::eval::language`]).
     pub fn choose_retriever(&self, asked: Option<RetrieverKind>, config: &ChunkConfig) -> Choice {
         let texts: Vec<&str> = self.texts.iter().map(String::as_str).collect();
-        crate::eval::language::choose(asked, &texts, &config.semantic)
+        crate::eval::language::choose(asked, &texts, config)
     }
 
     pub fn named(&self) -> Vec<(String, &str)> {
@@ -297,6 +297,9 @@ fn model_settings(_id: &str) -> Option<(serde_json::Value, Vec<String>)> {
 /// `model_choice` (who chose it and why) when this process chose it.
 #[cfg(feature = "embed")]
 pub(super) fn configured_model_settings(config: &ChunkConfig) -> Result<Option<serde_json::Value>> {
+    if config.embed.is_set() {
+        return Ok(Some(config.embed.to_json()));
+    }
     if config.semantic.model.is_none() && !config.strategy.needs_model() {
         return Ok(None);
     }

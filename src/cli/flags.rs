@@ -16,8 +16,19 @@ impl ChunkFlags {
     /// [`ChunkFlags::resolve`], and who named the embedding model: `--model`,
     /// the config file's `semantic.model`, or nobody (`None`: the document's
     /// language decides, see [`crate::eval::model_choice`]).
-    /// `--llm-url`, `--llm-model` and `--llm-cache` over `c`'s `[llm]`.
+    /// `--llm-url`, `--llm-model` and `--llm-cache` over `c`'s `[llm]`, and
+    /// `--embed-url`, `--embed-model` and `--embed-cache` over its `[embed]`:
+    /// what a config file shared across machines may leave to each one.
     fn apply_llm(&self, c: &mut ChunkConfig) {
+        if let Some(u) = &self.embed_url {
+            c.embed.url = Some(u.clone());
+        }
+        if let Some(m) = &self.embed_model {
+            c.embed.model = Some(m.clone());
+        }
+        if let Some(on) = self.embed_cache {
+            c.embed.cache = on;
+        }
         if let Some(u) = &self.llm_url {
             c.llm.url = Some(u.clone());
         }
@@ -132,6 +143,12 @@ impl ChunkFlags {
             c.markdown.levels = heading_levels(l)?;
         }
         if let Some(m) = &self.model {
+            if self.embed_url.is_some() {
+                return Err(Error::config(format!(
+                    "--model {m} and --embed-url both name the embedding model: keep --model for an ONNX model \
+                     run here, or --embed-url with --embed-model for an endpoint"
+                )));
+            }
             c.semantic.model = Some(m.clone());
         }
         self.apply_llm(&mut c);

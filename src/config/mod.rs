@@ -7,11 +7,13 @@
 //! normalising in [`crate::strategy`], the whole-config check and loading in
 //! [`crate::validate`]. Nothing here imports a strategy.
 
+mod embed_api;
 pub(crate) mod file;
 mod kind;
 mod options;
 
 pub use crate::size::Unit;
+pub use embed_api::EmbedApiOptions;
 pub use kind::StrategyKind;
 pub use options::*;
 use serde::{Deserialize, Serialize};
@@ -109,6 +111,9 @@ pub struct ChunkConfig {
     pub llm: LlmOptions,
     #[serde(default, skip_serializing_if = "AgenticOptions::is_default")]
     pub agentic: AgenticOptions,
+    /// The user's own embedding model behind an OpenAI-compatible endpoint.
+    #[serde(default, skip_serializing_if = "EmbedApiOptions::is_default")]
+    pub embed: EmbedApiOptions,
 }
 
 fn default_tokenizer() -> String {
@@ -151,6 +156,7 @@ impl Default for ChunkConfig {
             code: CodeOptions::default(),
             lint: LintOptions::default(),
             llm: LlmOptions::default(),
+            embed: EmbedApiOptions::default(),
             agentic: AgenticOptions::default(),
         }
     }

@@ -23,6 +23,8 @@ pub struct CachedEmbedder<E> {
     inner: E,
     file: Option<PathBuf>,
     state: Mutex<State>,
+    /// Told how many texts each call found in the cache (API accounting).
+    on_hits: Option<fn(u64)>,
 }
 
 #[derive(Default)]
@@ -54,7 +56,18 @@ impl<E: Embedder> CachedEmbedder<E> {
     /// Cache in `dir/<model id>.bin`; `None` keeps it in memory only.
     pub fn in_dir(inner: E, dir: Option<&Path>) -> Self {
         let file = dir.map(|d| d.join(file_name(inner.model_id())));
-        CachedEmbedder { inner, file, state: Mutex::new(State::default()) }
+        Self::in_file(inner, file)
+    }
+
+    /// Cache in `file`; `None` keeps it in memory only.
+    pub fn in_file(inner: E, file: Option<PathBuf>) -> Self {
+        CachedEmbedder { inner, file, state: Mutex::new(State::default()), on_hits: None }
+    }
+
+    /// Tell `count` how many texts each call found in the cache.
+    pub fn counting_hits(mut self, count: fn(u64)) -> Self {
+        self.on_hits = Some(count);
+        self
     }
 
     pub fn inner(&self) -> &E {
@@ -165,6 +178,9 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
             }
         }
         let hits = texts.len() - missing.len();
+        if let Some(count) = self.on_hits {
+            count(hits as u64);
+        }
         if !missing.is_empty() {
             let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
             let total = texts.len();

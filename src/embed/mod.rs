@@ -11,6 +11,8 @@
 //! - [`load_model_for`]: a model directory (or the default model) to a
 //!   shared, cached embedder, once per process.
 
+pub mod api;
+mod api_reply;
 pub mod cache;
 mod graph;
 pub mod onnx;
@@ -23,6 +25,7 @@ use crate::embedding::Embedder;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
+pub use api::ApiEmbedder;
 pub use cache::CachedEmbedder;
 pub use onnx::{ModelInfo, ModelOptions, OnnxEmbedder};
 pub use st_config::StConfig;
@@ -98,6 +101,48 @@ fn model_dir(semantic: &crate::config::SemanticOptions) -> Result<std::path::Pat
 /// loading anything: a missing directory, model.onnx or tokenizer.json.
 pub fn check_model_files(semantic: &crate::config::SemanticOptions) -> Result<()> {
     onnx::model_files(&model_dir(semantic)?).map(|_| ())
+}
+
+/// The embedder a config names: its `[embed]` endpoint when one is set
+/// ([`load_api`]), else its ONNX model ([`load_model_for`]).
+pub fn load_for(config: &crate::config::ChunkConfig) -> Result<Arc<dyn Embedder>> {
+    if config.embed.is_set() {
+        load_api(&config.embed, &config.tokenizer)
+    } else {
+        load_model_for(&config.semantic)
+    }
+}
+
+/// The embeddings endpoint of `opts` (once per process and settings, then
+/// shared), with the disk cache unless `opts.cache` is off. The cache file
+/// is named after the model, the base and the dimensions (a hash of
+/// them): never the key.
+pub fn load_api(opts: &crate::config::EmbedApiOptions, tokenizer: &str) -> Result<Arc<dyn Embedder>> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static LOADED: OnceLock<Mutex<HashMap<String, Arc<dyn Embedder>>>> = OnceLock::new();
+    let key = format!("{}\n{tokenizer}", serde_json::to_string(opts).expect("options serialise"));
+    let map = LOADED.get_or_init(Default::default);
+    if let Some(e) = map.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(e.clone());
+    }
+    let api = ApiEmbedder::new(opts, tokenizer)?;
+    let file = opts.cache.then(|| api_cache_file(&api::model_id(opts))).flatten();
+    let cached = CachedEmbedder::in_file(api, file).counting_hits(crate::embed_usage::count::cached);
+    let embedder: Arc<dyn Embedder> = Arc::new(cached);
+    map.lock().unwrap_or_else(|p| p.into_inner()).insert(key, embedder.clone());
+    Ok(embedder)
+}
+
+/// `<cache dir>/embeddings/api-<model>-<hash of model@base/dims>.bin`.
+pub fn api_cache_file(model_id: &str) -> Option<std::path::PathBuf> {
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::digest(model_id.as_bytes());
+    let hex: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let model = model_id.split('@').next().unwrap_or("");
+    let safe: String =
+        model.chars().take(40).map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    cache_dir().map(|d| d.join("embeddings").join(format!("api-{safe}-{hex}.bin")))
 }
 
 /// Load (once per process, then shared) the embedder for a model directory,

@@ -230,6 +230,38 @@ fn known(name: &str) -> Option<Languages> {
 /// A vocabulary this large is a multilingual tokenizer's.
 const MULTILINGUAL_VOCAB: usize = 100_000;
 
+/// The languages of the model a config embeds with: its endpoint's
+/// ([`endpoint_language`]) when it has one, else [`model_language`].
+pub fn config_model_language(config: &crate::config::ChunkConfig) -> ModelLanguage {
+    if config.embed.is_set() {
+        endpoint_language(&config.embed)
+    } else {
+        model_language(&config.semantic)
+    }
+}
+
+/// The languages of an endpoint's model, by its name: the English-only
+/// sentence-transformers families (MiniLM, MPNet, `*-en`) read English; the
+/// models teams call through an API (OpenAI's, DashScope's, BGE-M3, E5,
+/// Jina, Qwen, ...) are taken as multilingual, and the reason says so.
+pub fn endpoint_language(embed: &crate::config::EmbedApiOptions) -> ModelLanguage {
+    let name = embed.model.clone().unwrap_or_default();
+    let n = name.to_ascii_lowercase();
+    let english = !n.contains("multilingual")
+        && !n.contains("paraphrase-multi")
+        && (n.contains("minilm")
+            || n.contains("mpnet")
+            || n.ends_with("-en")
+            || n.contains("-en-")
+            || n.contains("_en"));
+    let (languages, source) = if english {
+        (Languages::English, "an English-only family, by its name")
+    } else {
+        (Languages::Multilingual, "an embeddings endpoint's model, taken as multilingual")
+    };
+    ModelLanguage { model: name, languages, source: source.into() }
+}
+
 /// The languages of the model a config names (the default model when none).
 pub fn model_language(semantic: &SemanticOptions) -> ModelLanguage {
     let name = match semantic.model.as_deref() {
@@ -392,8 +424,8 @@ impl Choice {
 
 /// The retriever for these documents: `asked` if the user named one, else
 /// by the documents' language and the languages of the config's model.
-pub fn choose(asked: Option<RetrieverKind>, texts: &[&str], semantic: &SemanticOptions) -> Choice {
-    choose_with(asked, text_language(texts), || model_language(semantic))
+pub fn choose(asked: Option<RetrieverKind>, texts: &[&str], config: &crate::config::ChunkConfig) -> Choice {
+    choose_with(asked, text_language(texts), || config_model_language(config))
 }
 
 /// [`choose`] with the text's language known, and the model's found on demand.

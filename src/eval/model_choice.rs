@@ -34,6 +34,8 @@ pub enum ModelSource {
     Env,
     /// Nobody named one: the text's language decides.
     Language,
+    /// `--embed-url` or `[embed] url`: the user's own endpoint.
+    Endpoint,
 }
 
 impl ModelSource {
@@ -44,6 +46,7 @@ impl ModelSource {
             ModelSource::Config => "config",
             ModelSource::Env => "env",
             ModelSource::Language => "language",
+            ModelSource::Endpoint => "endpoint",
         }
     }
 }
@@ -109,6 +112,11 @@ pub fn choose_model(named: Option<(ModelSource, &str)>, texts: &[&str]) -> Model
 /// config file), `None` when nobody did (a model strategy's config then
 /// holds [`DEFAULT_MODEL`], which [`ChunkConfig::normalize`] put there).
 pub fn choose_for(config: &mut ChunkConfig, named: Option<ModelSource>, texts: &[&str]) -> ModelChoice {
+    if config.embed.is_set() {
+        let model = config.embed.model_id();
+        let reason = format!("{model}: the embeddings endpoint (--embed-url, [embed])");
+        return ModelChoice { source: ModelSource::Endpoint, model, text: None, reason };
+    }
     let model = config.semantic.model.clone().unwrap_or_else(|| DEFAULT_MODEL.into());
     let choice = choose_model(named.map(|source| (source, model.as_str())), texts);
     choice.apply(config);

@@ -17,10 +17,11 @@ use super::cache::Cache;
 use super::usage::count;
 use crate::config::LlmOptions;
 use crate::error::{Error, Result};
+use crate::http::{self, Http, Reply, Service, Step};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One question to the model.
 #[derive(Debug, Clone)]
@@ -49,8 +50,7 @@ pub struct Client {
     temperature: f32,
     max_tokens: usize,
     retry_budget: Duration,
-    key: Option<String>,
-    agent: ureq::Agent,
+    http: Http,
     cache: Option<Cache>,
     /// The most constrained format the server has not refused.
     format: AtomicU8,
@@ -64,13 +64,17 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// The service this client talks to, as its messages name it.
+pub const LLM: Service = Service {
+    name: "LLM",
+    url_flag: "--llm-url",
+    model_flag: "--llm-model",
+    key_vars: &["CHUNKTUI_LLM_KEY", "OPENAI_API_KEY"],
+};
+
 /// The API key from the environment: `$CHUNKTUI_LLM_KEY`, else `$OPENAI_API_KEY`.
 pub fn api_key() -> Option<String> {
-    ["CHUNKTUI_LLM_KEY", "OPENAI_API_KEY"]
-        .iter()
-        .filter_map(|v| std::env::var(v).ok())
-        .map(|k| k.trim().to_string())
-        .find(|k| !k.is_empty())
+    http::api_key(LLM.key_vars)
 }
 
 /// The endpoint of `opts`: its url, else `$CHUNKTUI_LLM_URL`.
@@ -135,21 +139,13 @@ impl Client {
             return Err(Error::config(first));
         }
         let url = endpoint(opts).expect("checked").trim().trim_end_matches('/').to_string();
-        let timeout = Duration::from_secs(opts.timeout_seconds);
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .user_agent(concat!("chunktui/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
         Ok(Client {
             url,
             model: model_name(opts).expect("checked"),
             temperature: opts.temperature,
             max_tokens: opts.max_tokens,
             retry_budget: Duration::from_secs(opts.retry_seconds),
-            key: api_key(),
-            agent,
+            http: Http::new(LLM, Duration::from_secs(opts.timeout_seconds), 16 << 20),
             cache: if opts.cache { Cache::open() } else { None },
             format: AtomicU8::new(JSON_SCHEMA),
             gate: Gate::new(opts.concurrency),
@@ -231,52 +227,35 @@ impl Client {
         Ok(content)
     }
 
-    /// One request, retried within the time budget.
+    /// One request, retried within the time budget. A server that refuses
+    /// the reply format is asked the next way at once, and never this way
+    /// again; a reply with no message content is asked again.
     fn send(&self, req: &Request<'_>, max_tokens: usize) -> Result<String> {
-        let started = Instant::now();
-        let mut attempt = 0u32;
-        loop {
+        let url = http::join(&self.url, "/chat/completions");
+        let retried = || count::retries(1);
+        http::retrying(self.retry_budget, &url, LLM.url_flag, &retried, || loop {
             let format = if req.schema.is_some() { self.format.load(Ordering::Relaxed) } else { TEXT };
             let body = self.body(req, max_tokens, format);
             count::requests(1);
-            let outcome = self.post(&body);
-            let wait = match outcome {
-                Outcome::Answer(content) => return Ok(content),
-                Outcome::Refused(status) if format < TEXT && refuses_format(status) => {
-                    // The server cannot constrain replies this way: ask the
-                    // next way at once, and never this way again.
+            return match self.http.post(&self.url, &url, &body.to_string()) {
+                Reply::Ok(text) => match answer(&text) {
+                    Some(content) => Step::Done(content),
+                    None => Step::Again { after: None, why: "an answer with no message content".into() },
+                },
+                Reply::Refused { status, .. } if format < TEXT && refuses_format(status) => {
                     self.downgrade(format);
                     continue;
                 }
-                Outcome::Fatal(message) => return Err(Error::Llm(self.scrub(&message))),
-                Outcome::Refused(status) => {
-                    return Err(Error::Llm(self.scrub(&format!(
-                        "{} answered HTTP {status}: {}",
-                        self.chat_url(),
-                        "the server refused the request; check --llm-url and --llm-model"
-                    ))))
-                }
-                Outcome::Again { after, why } => (after, why),
+                Reply::Refused { status, body } => Step::Fail(format!(
+                    "{url} answered HTTP {status}: the server refused the request; check --llm-url and \
+                     --llm-model{}",
+                    http::server_says(&body)
+                )),
+                Reply::Again { after, why } => Step::Again { after, why },
+                Reply::Fatal(message) => Step::Fail(message),
             };
-            attempt += 1;
-            let (after, why) = wait;
-            let backoff = after.unwrap_or_else(|| Duration::from_millis(500u64 << attempt.min(5)));
-            if started.elapsed() + backoff > self.retry_budget {
-                return Err(Error::Llm(self.scrub(&format!(
-                    "{} did not answer ({why}) after {attempt} tr{}, {:.0} s: is the server running? Start it, or \
-                     point --llm-url at one that is",
-                    self.chat_url(),
-                    if attempt == 1 { "y" } else { "ies" },
-                    started.elapsed().as_secs_f64()
-                ))));
-            }
-            count::retries(1);
-            std::thread::sleep(backoff);
-        }
-    }
-
-    fn chat_url(&self) -> String {
-        format!("{}/chat/completions", self.url)
+        })
+        .map_err(|message| Error::Llm(self.http.scrub(&message)))
     }
 
     fn body(&self, req: &Request<'_>, max_tokens: usize, format: u8) -> Value {
@@ -306,80 +285,6 @@ impl Client {
         }
         body
     }
-
-    fn post(&self, body: &Value) -> Outcome {
-        let url = self.chat_url();
-        let mut request = self.agent.post(&url).header("Content-Type", "application/json");
-        if let Some(key) = &self.key {
-            for (name, value) in auth_headers(&self.url, key) {
-                request = request.header(name, &value);
-            }
-        }
-        let mut response = match request.send(body.to_string().as_bytes()) {
-            Ok(r) => r,
-            Err(e) => return transport(&url, &e),
-        };
-        let status = response.status().as_u16();
-        let after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(|s| Duration::from_secs(s.min(60)));
-        let text = match response.body_mut().with_config().limit(16 << 20).read_to_string() {
-            Ok(t) => t,
-            Err(e) => return transport(&url, &e),
-        };
-        match status {
-            200..=299 => answer(&text)
-                .unwrap_or_else(|| Outcome::Again { after: None, why: "an answer with no message content".into() }),
-            401 | 403 => Outcome::Fatal(format!(
-                "{url} answered HTTP {status} (not authorised): set $CHUNKTUI_LLM_KEY (or $OPENAI_API_KEY) to a key \
-                 this server accepts"
-            )),
-            404 => Outcome::Fatal(format!(
-                "{url} answered HTTP 404: --llm-url must be the API base ending in /v1, and --llm-model a model the \
-                 server serves (not '{}')",
-                crate::error::printable(&self.model)
-            )),
-            408 | 409 | 429 | 502..=504 => Outcome::Again { after, why: format!("HTTP {status}") },
-            500 => Outcome::Refused(500),
-            _ => Outcome::Refused(status),
-        }
-    }
-
-    /// `message` with the key taken out, should a server echo it.
-    fn scrub(&self, message: &str) -> String {
-        match &self.key {
-            Some(k) if k.len() >= 4 => message.replace(k.as_str(), "<key>"),
-            _ => message.to_string(),
-        }
-    }
-}
-
-/// The headers that carry the key: `Authorization: Bearer` everywhere, and
-/// Azure OpenAI's own `api-key` for an `*.azure.com` base URL.
-pub fn auth_headers(url: &str, key: &str) -> Vec<(&'static str, String)> {
-    let host = url.split("://").nth(1).unwrap_or(url).split(['/', ':', '?']).next().unwrap_or("");
-    let mut out = vec![("Authorization", format!("Bearer {key}"))];
-    if host.to_ascii_lowercase().ends_with(".azure.com") {
-        out.push(("api-key", key.to_string()));
-    }
-    out
-}
-
-/// What one HTTP exchange came to.
-enum Outcome {
-    Answer(String),
-    /// Try again after a wait.
-    Again {
-        after: Option<Duration>,
-        why: String,
-    },
-    /// The server will not do this request (as it was sent).
-    Refused(u16),
-    /// Nothing will make it work without the user.
-    Fatal(String),
 }
 
 /// Statuses that may mean "I do not support this response_format".
@@ -387,26 +292,14 @@ fn refuses_format(status: u16) -> bool {
     matches!(status, 400 | 422 | 500 | 501)
 }
 
-fn transport(url: &str, e: &ureq::Error) -> Outcome {
-    let why = match e {
-        ureq::Error::Timeout(_) => "timed out".to_string(),
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
-        ureq::Error::HostNotFound => return Outcome::Fatal(format!("{url}: host not found: check --llm-url")),
-        ureq::Error::BadUri(u) => return Outcome::Fatal(format!("{url} is not a usable URL ({u}): check --llm-url")),
-        other => other.to_string(),
-    };
-    Outcome::Again { after: None, why }
-}
-
 /// The message content of a chat completion, counting its tokens.
-fn answer(text: &str) -> Option<Outcome> {
+fn answer(text: &str) -> Option<String> {
     let v: Value = serde_json::from_str(text).ok()?;
     if let Some(u) = v.get("usage") {
         count::prompt_tokens(u["prompt_tokens"].as_u64().unwrap_or(0));
         count::completion_tokens(u["completion_tokens"].as_u64().unwrap_or(0));
     }
-    let content = v["choices"][0]["message"]["content"].as_str()?;
-    Some(Outcome::Answer(content.to_string()))
+    Some(v["choices"][0]["message"]["content"].as_str()?.to_string())
 }
 
 /// At most `n` requests in flight.
@@ -436,19 +329,5 @@ impl Drop for Slot<'_> {
     fn drop(&mut self) {
         *self.0.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
         self.0.freed.notify_one();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn azure_bases_get_their_api_key_header_too() {
-        let names = |url| auth_headers(url, "k").into_iter().map(|(n, _)| n).collect::<Vec<_>>();
-        assert_eq!(names("https://res.openai.azure.com/openai/v1"), vec!["Authorization", "api-key"]);
-        assert_eq!(names("https://api.openai.com/v1"), vec!["Authorization"]);
-        assert_eq!(names("http://127.0.0.1:8080/v1"), vec!["Authorization"]);
-        assert_eq!(names("https://evil.com/x.azure.com/v1"), vec!["Authorization"]);
     }
 }

@@ -28,7 +28,7 @@ impl ChunkConfig {
         if let Some(unit) = spec.forces_unit {
             self.unit = unit;
         }
-        if spec.needs_model && self.semantic.model.is_none() {
+        if spec.needs_model && self.semantic.model.is_none() && !self.embed.is_set() {
             self.semantic.model = Some(DEFAULT_MODEL.to_string());
         }
         if self.embed_text.fit {

@@ -528,9 +528,9 @@ pub fn choose_retrievers(m: &mut Model, asked: Option<RetrieverKind>) -> Option<
     let text = crate::eval::language::text_language(&[&m.text]);
     let mut shown = None;
     for pane in &mut m.panes {
-        let semantic = &pane.config.semantic;
+        let config = &pane.config;
         let choice =
-            crate::eval::language::choose_with(asked, text, || crate::eval::language::model_language(semantic));
+            crate::eval::language::choose_with(asked, text, || crate::eval::language::config_model_language(config));
         pane.probe.retriever = choice.kind;
         if !choice.asked && !text.is_english() {
             pane.probe.retriever_why = Some(choice.reason.clone());
