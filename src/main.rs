@@ -13,6 +13,11 @@ fn main() -> ExitCode {
         Err(err) => return argument_error(err),
     };
     let outcome = chunktui::cli::run(cli);
+    // What the embeddings endpoint was asked, and what the cache saved.
+    let embed = chunktui::embed_usage::usage();
+    if !embed.is_empty() {
+        eprintln!("chunktui: {}", embed.line());
+    }
     // What LLM work cost, and every repair or fallback: never silent.
     #[cfg(feature = "llm")]
     {

@@ -484,6 +484,9 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             /// LLM requests, tokens, cache hits, repairs and fallbacks.
             #[serde(skip_serializing_if = "Option::is_none")]
             llm: Option<serde_json::Value>,
+            /// Embeddings API requests, inputs, tokens, cache hits, retries and time.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            embeddings: Option<serde_json::Value>,
         }
         let out = Out {
             file: file.display().to_string(),
@@ -498,6 +501,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             lint: lint.json(),
             model_settings: super::eval::configured_model_settings(&config)?,
             llm: llm_usage(),
+            embeddings: embed_usage(),
         };
         // Written as it is serialised: `lint_findings` can list millions.
         return emit_with(None, &mut |w| {
@@ -540,6 +544,16 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         t
     };
     emit(text.as_bytes(), None)
+}
+
+/// The embeddings API work of this run for `--json` output, when there was some.
+pub(crate) fn embed_usage() -> Option<serde_json::Value> {
+    let usage = crate::embed_usage::usage();
+    (!usage.is_empty()).then(|| {
+        let mut v = serde_json::to_value(usage).expect("counters serialise");
+        v["notes"] = crate::embed_usage::notes().into();
+        v
+    })
 }
 
 /// The LLM work of this run for `--json` output, when there was some.

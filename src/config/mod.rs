@@ -171,6 +171,16 @@ pub fn json_schema() -> String {
 }
 
 impl ChunkConfig {
+    /// Which embedding model this config embeds with, as a key for what was
+    /// computed with it: the endpoint's `model@base` when `[embed]` names
+    /// one, else `semantic.model` (`None` for the default model, named or not).
+    pub fn model_key(&self) -> Option<String> {
+        if self.embed.is_set() {
+            return Some(self.embed.model_id());
+        }
+        self.semantic.model.clone().filter(|m| m != DEFAULT_MODEL)
+    }
+
     /// The overlap that goes with a size given without one (on the command
     /// line or as keywords, without a config file): a fifth of it, as the
     /// defaults have it (140 of 700). Keeping 200 made `--size 300` overlap

@@ -154,7 +154,9 @@ impl LintOptions {
                 Some(TokenCount { tokenizer: Tokenizer::load(&config.tokenizer)?, specials: 0, model: false })
             }
         };
-        let max_tokens = config.lint.max_tokens.or(config.semantic.max_tokens).unwrap_or_else(default_model_max_tokens);
+        let endpoint = config.embed.is_set().then(|| config.embed.input_limit()).flatten();
+        let max_tokens =
+            config.lint.max_tokens.or(endpoint).or(config.semantic.max_tokens).unwrap_or_else(default_model_max_tokens);
         Ok(LintOptions { config, rules, sizer, tokens, max_tokens })
     }
 
@@ -176,6 +178,12 @@ impl LintOptions {
 /// when that file is there.
 #[cfg(feature = "embed")]
 pub fn model_tokens(config: &ChunkConfig) -> Option<TokenCount> {
+    if config.embed.is_set() {
+        // An endpoint's own tokenizer is known only for OpenAI's models
+        // (cl100k_base); for others the config's tokenizer estimates.
+        let openai = config.embed.max_input_tokens.is_none() && config.embed.input_limit().is_some();
+        return openai.then(|| Tokenizer::load("cl100k_base").ok().map(TokenCount::model)).flatten();
+    }
     let dir = crate::embed::model_dir_for(config.semantic.model.as_deref());
     let file = dir.map(|d| d.join("tokenizer.json")).filter(|f| f.is_file())?;
     Tokenizer::load(&format!("hf:{}", file.display())).ok().map(TokenCount::model)

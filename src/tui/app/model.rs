@@ -212,6 +212,8 @@ pub struct Model {
     pub questions: Option<Questions>,
     /// What LLM work cost so far (requests, tokens, cache hits, repairs).
     pub llm_usage: crate::llm::Usage,
+    /// What the embeddings endpoint was asked so far (the footer shows it).
+    pub embed_usage: crate::embed_usage::Usage,
     /// The lint panel is shown (above the chunk list).
     pub lint_panel: bool,
     pub quit: bool,
@@ -252,6 +254,7 @@ impl Model {
             next_job: 0,
             questions: None,
             llm_usage: crate::llm::Usage::default(),
+            embed_usage: crate::embed_usage::Usage::default(),
             lint_panel: false,
             quit: false,
         };

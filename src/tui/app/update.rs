@@ -14,6 +14,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
+    // A few atomic loads: the footer's endpoint line follows every reply.
+    m.embed_usage = crate::embed_usage::usage();
     match msg {
         Msg::KeyPressed(k) if k.kind != KeyEventKind::Release => {
             let cmds = key(m, k);

@@ -67,7 +67,7 @@ pub struct ModelTokens(HashMap<Option<String>, Option<crate::lint::TokenCount>>)
 
 impl ModelTokens {
     fn get(&mut self, config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
-        let key = config.semantic.model.clone();
+        let key = config.model_key();
         self.0.entry(key).or_insert_with(|| load_model_tokens(config)).clone()
     }
 }

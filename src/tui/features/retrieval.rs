@@ -81,7 +81,7 @@ pub fn run(req: &RetrieveReq, reply: &Reply, indexes: &mut Indexes) {
 }
 
 fn model_key(c: &ChunkConfig) -> Option<String> {
-    c.semantic.model.clone().filter(|m| m != crate::config::DEFAULT_MODEL)
+    c.model_key()
 }
 
 fn answer(req: &RetrieveReq, reply: &Reply, indexes: &mut Indexes) -> Result<Retrieval> {

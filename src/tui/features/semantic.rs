@@ -44,7 +44,7 @@ impl AnalysisKey {
         let buffer = recut.map_or(c.semantic.buffer_size, |r| r.buffer(c));
         let pieces = recut.map_or_else(|| "sentences".to_string(), |r| r.pieces_key(c));
         // No model named and the default model named are the same model.
-        let model = c.semantic.model.clone().filter(|m| m != crate::config::DEFAULT_MODEL);
+        let model = c.model_key();
         AnalysisKey { doc_rev, model, buffer, pieces }
     }
 }
@@ -194,6 +194,9 @@ pub fn short_model(id: &str) -> &str {
 
 /// The model a config names, for the status line before it has loaded.
 pub fn model_label(c: &ChunkConfig) -> String {
+    if c.embed.is_set() {
+        return format!("{} (endpoint)", c.embed.model_id());
+    }
     match c.semantic.model.as_ref().filter(|m| *m != crate::config::DEFAULT_MODEL) {
         Some(dir) => std::path::Path::new(dir).file_name().map_or(dir.clone(), |n| n.to_string_lossy().into()),
         None => "the default model".into(),

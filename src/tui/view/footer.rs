@@ -58,9 +58,9 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let mut spans = Vec::new();
     // LLM work first, when there was some: requests, tokens, cached.
     let mut used = 0usize;
-    if let Some(llm) = llm_summary(m) {
-        used = llm.chars().count() + 2;
-        spans.push(Span::styled(format!(" {llm} "), theme.warn));
+    for summary in [llm_summary(m), embed_summary(m)].into_iter().flatten() {
+        used += summary.chars().count() + 2;
+        spans.push(Span::styled(format!(" {summary} "), theme.warn));
     }
     for (keys, label) in items(m) {
         let w = 1 + keys.chars().count() + 1 + label.chars().count() + 1;
@@ -72,6 +72,20 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(format!(" {label} "), theme.dim));
     }
     Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+/// `embed 3 req · 150 in · 20 cached` (with `· 1 retried`): what the
+/// embeddings endpoint was asked so far.
+pub fn embed_summary(m: &Model) -> Option<String> {
+    let u = &m.embed_usage;
+    if u.is_empty() {
+        return Option::None;
+    }
+    let mut s = format!("embed {} req · {} in · {} cached", u.requests, u.inputs, u.cached);
+    if u.retries > 0 {
+        s.push_str(&format!(" · {} retried", u.retries));
+    }
+    Option::Some(s)
 }
 
 /// `llm 12 req · 3.4k tok · 5 cached` (with `· 2 fixed` for repairs and
