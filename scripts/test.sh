@@ -193,9 +193,9 @@ step_bg "models (ONNX Runtime, MiniLM)" exports_of "$ENVS/models" bash scripts/s
 step_bg "LLM server (xllamacpp, SmolLM2)" exports_of "$ENVS/llm" bash scripts/setup-llm.sh
 step_bg "sentence-transformers reference" exports_of "$ENVS/st" bash scripts/st-reference.sh
 step_bg "ragas venv" venv_python "$ENVS/ragas" CHUNKTUI_RAGAS_PYTHON ragas tests/python/requirements-ragas.txt
-if [ $whole_run = 1 ]; then
-  step_bg "Python tests venv" venv_python "$ENVS/py" TESTS_PYTHON tests bench/requirements.txt python/requirements-test.txt
-fi
+step_bg "embeddings server model (MiniLM GGUF)" exports_of "$ENVS/embed" bash scripts/setup-embed-server.sh
+# Also the Rust tests' LangChain reference (tests/embed_api.rs runs its python).
+step_bg "Python tests venv" venv_python "$ENVS/py" TESTS_PYTHON tests bench/requirements.txt python/requirements-test.txt
 
 cargo_style() {
   # The style the repository holds itself to (rustfmt.toml, [lints] in Cargo.toml).
@@ -252,14 +252,20 @@ if [ $whole_run = 1 ]; then
   step "build the Python package (maturin, suite profile)" python_package
 fi
 
-for setup in "models (ONNX Runtime, MiniLM)" "LLM server (xllamacpp, SmolLM2)" "sentence-transformers reference" "ragas venv"; do
+for setup in "models (ONNX Runtime, MiniLM)" "LLM server (xllamacpp, SmolLM2)" "sentence-transformers reference" \
+  "ragas venv" "embeddings server model (MiniLM GGUF)"; do
   wait_bg "$setup"
 done
-for f in "$ENVS"/models "$ENVS"/llm "$ENVS"/st "$ENVS"/ragas; do
+if [ $whole_run = 0 ]; then
+  wait_bg "Python tests venv"
+fi
+for f in "$ENVS"/models "$ENVS"/llm "$ENVS"/st "$ENVS"/ragas "$ENVS"/embed "$ENVS"/py; do
   # shellcheck source=/dev/null
   . "$f"
 done
-export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR CHUNKTUI_LLM_PYTHON CHUNKTUI_LLM_GGUF CHUNKTUI_ST_REFERENCE CHUNKTUI_RAGAS_PYTHON
+export CHUNKTUI_TESTS_PYTHON="$TESTS_PYTHON"
+export ORT_DYLIB_PATH CHUNKTUI_MODEL_DIR CHUNKTUI_LLM_PYTHON CHUNKTUI_LLM_GGUF CHUNKTUI_ST_REFERENCE CHUNKTUI_RAGAS_PYTHON \
+  CHUNKTUI_EMBED_GGUF
 
 # Property tests draw from one fixed seed here, so a run is repeatable and a
 # red CI can be replayed exactly; hunt with another seed (or more cases:

@@ -16,20 +16,23 @@ counters! {
     over_limit: "Texts longer than the model's input limit (sent whole: the server decides).",
 }
 
-/// Things said once per process (a batch size the server made smaller).
-static NOTES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// Things said once per process (a batch size the server made smaller),
+/// each under a topic.
+static NOTES: Mutex<Vec<(&'static str, String)>> = Mutex::new(Vec::new());
 
-/// Say `note` once in the usage line (a second identical note is dropped).
-pub fn note(note: String) {
+/// Say `note` in the usage line, once per `topic`: a later note on the
+/// same topic replaces the earlier (the batch size as it ended up).
+pub fn note(topic: &'static str, note: String) {
     let mut notes = NOTES.lock().unwrap_or_else(|e| e.into_inner());
-    if !notes.contains(&note) {
-        notes.push(note);
+    match notes.iter_mut().find(|(t, _)| *t == topic) {
+        Some(slot) => slot.1 = note,
+        None => notes.push((topic, note)),
     }
 }
 
-/// What [`note`] was told, in order.
+/// What [`note`] was told, one per topic, in order.
 pub fn notes() -> Vec<String> {
-    NOTES.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    NOTES.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, n)| n.clone()).collect()
 }
 
 impl Usage {

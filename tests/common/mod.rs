@@ -43,6 +43,8 @@ pub use data::{corpus_dir, corpus_file, test_model_dir, CORPUS_VAR, TEST_MODEL_V
 #[cfg(test)]
 pub mod fake_llm;
 #[cfg(test)]
+pub mod llama_server;
+#[cfg(test)]
 mod temp_dir;
 #[cfg(test)]
 #[allow(unused_imports)]
