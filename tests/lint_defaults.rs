@@ -169,3 +169,38 @@ fn a_changelog_with_setext_headings_stays_under_two_percent() {
     let file = d.write("CHANGELOG.md", log.as_bytes());
     assert_at_most_2_percent("changelog", Path::new(&file));
 }
+
+/// A changelog dense in flags, URLs, issue numbers and hashes: 700
+/// characters of it run to ~300 of MiniLM's word pieces. With no size
+/// given, the default is fitted under the model's limit in its own tokens;
+/// prose keeps its 700.
+#[test]
+fn a_dense_changelog_gets_a_default_that_fits_the_model() {
+    let dir = Dir::new();
+    let mut text = String::from("Changelog\n=========\n\n");
+    for v in 0..30u64 {
+        text.push_str(&format!("v1.{v}.0\n------\n\n"));
+        for i in 0..8u64 {
+            let n = 1000 + v * 37 + i * 11;
+            text.push_str(&format!(
+                "* [BUG #{n}](https://github.com/example/tool/issues/{n}): fix `--max-columns-preview` with \
+                 `TOOL_CONFIG_PATH=~/.toolrc` on x86_64-unknown-linux-musl (0x{:08x}).\n",
+                n * 2_654_435_761 % (1 << 32)
+            ));
+        }
+        text.push('\n');
+    }
+    let file = dir.path("CHANGELOG.md");
+    std::fs::write(&file, &text).unwrap();
+    let size = |file: &Path| -> u64 {
+        let out = Command::new(BIN).arg("stats").arg(file).arg("--json").output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["size"].as_u64().unwrap()
+    };
+    let (chunks, found) = lint_counts(&file);
+    assert!(chunks > 50, "{chunks} chunks");
+    assert!(!found.iter().any(|(rule, _)| rule == "over-model-limit"), "{found:?}");
+    assert!(size(&file) < 700, "the default shrank for dense text");
+    let guide = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/guide.md");
+    assert_eq!(size(&guide), 700, "prose keeps its default");
+}

@@ -165,8 +165,11 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
     } else {
         None
     };
-    if let Some(size) = size_for_file.filter(|_| default_chars && config.size == crate::config::DEFAULT_SIZE) {
-        config.size = size;
+    if default_chars && config.size == crate::config::DEFAULT_SIZE {
+        let size = size_for_file.unwrap_or(config.size);
+        // Smaller still where the text is dense in word pieces: the default
+        // must fit the embedding model's input limit in its own tokens.
+        config.size = super::default_size::fitted(config, file, size).unwrap_or(size);
         if flags.overlap.is_none() {
             config.overlap = ChunkConfig::overlap_for_size(config.size);
         }

@@ -4,6 +4,7 @@
 pub mod args;
 mod commands;
 mod corpus;
+mod default_size;
 mod diff;
 mod eval;
 pub mod export_splitter;
