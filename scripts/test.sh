@@ -14,6 +14,8 @@
 #     torch in a venv removed again once the reference is made)
 #   - the local LLM server, llama.cpp's own in the xllamacpp wheel, and
 #     SmolLM2-135M (scripts/setup-llm.sh)
+#   - all-MiniLM-L6-v2 converted to GGUF for that server's /v1/embeddings
+#     (scripts/setup-embed-server.sh)
 #   - the venvs of the Python tests and of ragas (scripts/setup-venv.sh)
 # Cargo builds into a target folder in the same cache, keyed by the toolchain
 # and the lock files (as CI systems cache target/): cargo's own fingerprints

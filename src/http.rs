@@ -298,6 +298,66 @@ mod tests {
         );
     }
 
+    /// A server that answers one request with `reply` (raw bytes).
+    fn serve_once(reply: Vec<u8>) -> String {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(&reply);
+            }
+        });
+        url
+    }
+
+    fn response(status: &str, headers: &str, body: &[u8]) -> Vec<u8> {
+        let mut r =
+            format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\n{headers}Connection: close\r\n\r\n", body.len())
+                .into_bytes();
+        r.extend_from_slice(body);
+        r
+    }
+
+    const TEST: Service = Service { name: "test", url_flag: "--test-url", model_flag: "--test-model", key_vars: &[] };
+
+    fn post(reply: Vec<u8>, limit: u64) -> Reply {
+        let base = serve_once(reply);
+        Http::new(TEST, Duration::from_secs(10), limit).post(&base, &join(&base, "/x"), "{}")
+    }
+
+    #[test]
+    fn deterministic_failures_are_fatal_at_once_and_say_what_happened() {
+        let redirect = post(response("308 Permanent Redirect", "Location: https://elsewhere/v1/x\r\n", b""), 1 << 20);
+        assert!(
+            matches!(&redirect, Reply::Fatal(m) if m.contains("redirect") && m.contains("https://elsewhere")),
+            "{redirect:?}"
+        );
+        let binary = post(response("200 OK", "", &[0xff, 0xfe, 0x00, 0x80]), 1 << 20);
+        assert!(matches!(&binary, Reply::Fatal(m) if m.contains("not UTF-8")), "{binary:?}");
+        let huge = post(response("200 OK", "", &vec![b'x'; 4096]), 1024);
+        assert!(matches!(&huge, Reply::Fatal(m) if m.contains("reply over")), "{huge:?}");
+        let limited = post(response("429 Too Many Requests", "Retry-After: 2\r\n", b"{}"), 1 << 20);
+        assert!(matches!(limited, Reply::Again { after: Some(d), .. } if d == Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn retrying_stops_at_a_failure_and_gives_up_when_the_budget_is_spent() {
+        let tries = std::cell::Cell::new(0);
+        let failed = retrying::<()>(Duration::from_secs(60), "u", "--f", &|| {}, || {
+            tries.set(tries.get() + 1);
+            Step::Fail("no".into())
+        });
+        assert_eq!((failed, tries.get()), (Err("no".into()), 1));
+        let spent = retrying::<()>(Duration::from_millis(1), "u", "--f", &|| {}, || Step::Again {
+            after: Some(Duration::from_secs(1)),
+            why: "HTTP 503".into(),
+        });
+        assert!(spent.unwrap_err().contains("did not answer (HTTP 503) after 1 try"));
+    }
+
     #[test]
     fn error_bodies_are_shortened_to_the_message() {
         assert_eq!(server_says(r#"{"error":{"message":"bad\n input"}}"#), " (the server says: bad input)");

@@ -18,6 +18,14 @@ impl ChunkConfig {
         }
         crate::lint::problems(self, &mut problems);
         problems.extend(self.embed.problems());
+        if self.embed.is_set() && self.strategy == crate::config::StrategyKind::Late {
+            problems.push(
+                "late chunking needs a vector for every token, which no embeddings API returns: with --embed-url use \
+                 semantic, langchain-semantic, semantic-grouping, adaptive or cluster, or run late on an ONNX model \
+                 (--model DIR, without --embed-url)"
+                    .into(),
+            );
+        }
         if problems.is_empty() {
             Ok(())
         } else {

@@ -109,9 +109,10 @@ fn texts(stdout: &str) -> Vec<String> {
     stdout.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["text"].as_str().unwrap().to_string()).collect()
 }
 
-/// The first paragraphs of a corpus document up to about `bytes`, cut at a blank line.
+/// The first paragraphs of a corpus document up to about `bytes`, cut at a
+/// blank line (line ends made `\n`: War and Peace has `\r\n`).
 fn excerpt(name: &str, bytes: usize) -> String {
-    let text = std::fs::read_to_string(common::corpus_file(name)).unwrap();
+    let text = std::fs::read_to_string(common::corpus_file(name)).unwrap().replace("\r\n", "\n");
     let mut end = 0;
     for (i, _) in text.match_indices("\n\n") {
         if i > bytes {
@@ -277,7 +278,8 @@ fn misbehaviour_is_caught(real: &str, root: &Path, direct: &str) {
     assert_eq!(r.stdout, direct, "vectors returned in reverse order are put back by index");
 
     // A short reply, a wrong dimension, a NaN: one error, no output file.
-    let broken: [(fn(&mut Vec<Value>), &str, &str); 3] = [
+    type Break = fn(&mut Vec<Value>);
+    let broken: [(Break, &str, &str); 3] = [
         (|d| drop(d.pop()), "vectors for", "short reply"),
         (|d| drop(d[0]["embedding"].as_array_mut().unwrap().pop()), "dimensions where", "wrong dimension"),
         (|d| d[0]["embedding"][3] = Value::Null, "not a finite number", "NaN"),
@@ -342,7 +344,7 @@ fn misbehaviour_is_caught(real: &str, root: &Path, direct: &str) {
     assert_eq!(moved.seen().len(), 1);
 
     // Late chunking needs token vectors: said, with what works.
-    let r = run_through(&reversed, &["-s", "late"]);
+    let r = chunktui(root, &["chunk", "doc.md", "-s", "late", "--embed-url", &reversed.url, "--embed-model", MODEL]);
     fails(&r, "no embeddings API returns", "late");
     assert!(r.stderr.contains("semantic"), "{}", r.stderr);
 }
@@ -376,7 +378,9 @@ fn langchain_semantic_matches_langchain_openai(url: &str, root: &Path) {
             chunktui(root, &["chunk", name, "-s", "langchain-semantic", "--embed-url", url, "--embed-model", MODEL]);
         ok(&r, name);
         let got = texts(&r.stdout);
-        assert!(want.len() >= 3, "{name}: {} LangChain chunks", want.len());
+        // LangChain's default sentence pattern splits at . ? ! only: the
+        // Chinese text is one sentence to it, and so to chunktui.
+        assert!(want.len() >= 3 || *name == "zh.md", "{name}: {} LangChain chunks", want.len());
         assert_eq!(got, want, "{name}: chunk for chunk");
     }
 }
@@ -398,7 +402,8 @@ fn dense_eval_agrees_with_sentence_transformers(url: &str, root: &Path) {
         } else {
             excerpt(name, bytes)
         };
-        lengths.insert(name.trim_end_matches(".md").to_string(), text.len());
+        // Question offsets count code points.
+        lengths.insert(name.trim_end_matches(".md").to_string(), text.chars().count());
         std::fs::write(corpus.join(name), text).unwrap();
     }
     let held =
@@ -414,8 +419,12 @@ fn dense_eval_agrees_with_sentence_transformers(url: &str, root: &Path) {
         .collect();
     assert!(kept.len() >= 25, "{} held-out questions in the excerpts", kept.len());
     std::fs::write(root.join("heldout.jsonl"), kept.join("\n") + "\n").unwrap();
+    // The same chunks for both, each within the model's 256 word pieces:
+    // sentence-transformers cuts longer inputs, the server embeds them whole.
+    let tokenizer = format!("hf:{}", st_dir().join("tokenizer.json").display());
     let eval = |model: &[&str]| -> Value {
         let mut a = vec!["eval", "heldout", "--queries", "heldout.jsonl", "--retriever", "dense", "--json"];
+        a.extend(["--unit", "tokens", "--tokenizer", &tokenizer, "--size", "250"]);
         a.extend(model);
         let r = chunktui(root, &a);
         ok(&r, "eval");
@@ -462,7 +471,7 @@ fn against_a_local_llama_cpp_embeddings_server() {
             "-np",
             "4",
             "-t",
-            "2",
+            "1",
         ],
         &log.path("server.log"),
     );

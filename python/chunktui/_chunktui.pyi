@@ -70,6 +70,7 @@ class Chunker:
         code: dict[str, Any] = ...,
         lint: dict[str, Any] = ...,
         llm: dict[str, Any] = ...,
+        embed: dict[str, Any] = ...,
         agentic: dict[str, Any] = ...,
     ) -> None: ...
     @staticmethod

@@ -147,10 +147,14 @@ impl ApiEmbedder {
                         ),
                     );
                 }
-                let size = self.batch.load(Ordering::Relaxed);
+                // The size is read again for each part: a refusal further
+                // down lowers it for the parts after.
                 let mut out = Vec::with_capacity(texts.len());
-                for part in texts.chunks(size) {
-                    out.extend(self.embed_batch(part)?);
+                let mut at = 0;
+                while at < texts.len() {
+                    let end = (at + self.batch.load(Ordering::Relaxed)).min(texts.len());
+                    out.extend(self.embed_batch(&texts[at..end])?);
+                    at = end;
                 }
                 return Ok(out);
             }
