@@ -315,6 +315,7 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
     // backtracking budget) can follow records already written; the exit
     // status is 2 all the same.
     let (config, doc, chunker) = prepare(&cmd.flags, &file)?;
+    let chunker = super::embed_progress::with_bar(chunker)?;
     let mut chunk_error = None;
     let written = emit_with(cmd.output.as_deref(), &mut |out| {
         let mut records = RecordWriter::new(cmd.format, config.unit, &doc.text);

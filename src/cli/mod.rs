@@ -6,6 +6,7 @@ mod commands;
 mod corpus;
 mod default_size;
 mod diff;
+mod embed_progress;
 mod eval;
 pub mod export_splitter;
 mod flags;
