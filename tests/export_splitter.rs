@@ -254,3 +254,27 @@ fn bad_input_is_one_clear_error() {
     assert_eq!((out.status.code(), err.lines().count()), (Some(2), 1), "{err}");
     assert!(err.contains("unknown strategy 'nope'"), "{err}");
 }
+
+/// A config that embeds through an endpoint exports the libraries'
+/// OpenAI-compatible classes with its base and model, sending strings as
+/// chunktui does; the key stays in the environment.
+#[test]
+fn an_endpoint_exports_the_real_openai_compatible_class_and_no_key() {
+    let mut c = config(StrategyKind::LangchainSemantic);
+    c.embed.url = Some("https://dashscope.aliyuncs.com/compatible-mode/v1/".into());
+    c.embed.model = Some("text-embedding-v4".into());
+    c.embed.dimensions = Some(512);
+    c.normalize();
+    let lc = snippet(&c, Library::Langchain);
+    assert!(
+        lc.contains("OpenAIEmbeddings(\n        base_url=\"https://dashscope.aliyuncs.com/compatible-mode/v1\",\n        model=\"text-embedding-v4\",\n        dimensions=512,\n        check_embedding_ctx_length=False,"),
+        "{lc}"
+    );
+    assert!(lc.contains("from langchain_openai import OpenAIEmbeddings") && !lc.contains("HuggingFace"), "{lc}");
+    let li = snippet(&c, Library::Llamaindex);
+    assert!(li.contains("OpenAILikeEmbedding(") && li.contains("api_key=os.environ[\"OPENAI_API_KEY\"]"), "{li}");
+    for s in [&lc, &li] {
+        assert!(s.contains("$OPENAI_API_KEY"), "the note says where the key comes from: {s}");
+        assert!(!s.contains("sk-"), "{s}");
+    }
+}

@@ -43,8 +43,8 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
     (
         StrategyKind::LangchainSemantic,
         Fidelity::Close(
-            "SemanticChunker (langchain-experimental) is the same algorithm; its embeddings come from \
-             sentence-transformers, not chunktui's ONNX model",
+            "SemanticChunker (langchain-experimental) is the same algorithm: with chunktui's embeddings endpoint \
+             the same chunks; with sentence-transformers in place of chunktui's ONNX model, close",
         ),
     ),
     (
@@ -342,11 +342,28 @@ fn sentence_separators() -> Vec<String> {
 fn semantic(config: &ChunkConfig, s: &mut Snippet) -> String {
     let sem = &config.semantic;
     s.need("langchain-experimental");
-    s.need("langchain-huggingface");
     s.import("from langchain_experimental.text_splitter import SemanticChunker");
-    s.import("from langchain_huggingface import HuggingFaceEmbeddings");
-    let (model, model_note) = model_id(config);
-    s.note(model_note);
+    let embeddings = match super::endpoint(config, s) {
+        Some((base, model, dimensions)) => {
+            // Strings, not tiktoken ids: what chunktui sends, and what
+            // servers other than OpenAI's take.
+            s.need("langchain-openai");
+            s.import("from langchain_openai import OpenAIEmbeddings");
+            let mut args = vec![("base_url", py_str(&base)), ("model", py_str(&model))];
+            if let Some(d) = dimensions {
+                args.push(("dimensions", d.to_string()));
+            }
+            args.push(("check_embedding_ctx_length", "False".into()));
+            py_call("OpenAIEmbeddings", &args)
+        }
+        None => {
+            s.need("langchain-huggingface");
+            s.import("from langchain_huggingface import HuggingFaceEmbeddings");
+            let (model, model_note) = model_id(config);
+            s.note(model_note);
+            py_call("HuggingFaceEmbeddings", &[("model_name", py_str(&model))])
+        }
+    };
     let (kind, amount) = match sem.threshold_type {
         ThresholdType::Absolute => {
             s.note(format!(
@@ -358,7 +375,7 @@ fn semantic(config: &ChunkConfig, s: &mut Snippet) -> String {
         t => (t, sem.threshold.unwrap_or(t.default_amount())),
     };
     let mut args = vec![
-        ("embeddings", py_call("HuggingFaceEmbeddings", &[("model_name", py_str(&model))])),
+        ("embeddings", embeddings),
         ("buffer_size", sem.buffer_size.to_string()),
         ("breakpoint_threshold_type", py_str(kind.name())),
         ("breakpoint_threshold_amount", format!("{amount:?}")),

@@ -209,11 +209,31 @@ fn tokenizer(config: &ChunkConfig, s: &mut Snippet) -> String {
 
 fn semantic(config: &ChunkConfig, s: &mut Snippet) -> String {
     let sem = &config.semantic;
-    s.need("llama-index-embeddings-huggingface");
     s.import("from llama_index.core.node_parser import SemanticSplitterNodeParser");
-    s.import("from llama_index.embeddings.huggingface import HuggingFaceEmbedding");
-    let (model, model_note) = model_id(config);
-    s.note(model_note);
+    let embed_model = match super::endpoint(config, s) {
+        Some((base, model, dimensions)) => {
+            // OpenAILikeEmbedding takes any model name; OpenAIEmbedding only OpenAI's.
+            s.need("llama-index-embeddings-openai-like");
+            s.import("import os");
+            s.import("from llama_index.embeddings.openai_like import OpenAILikeEmbedding");
+            let mut args = vec![
+                ("model_name", py_str(&model)),
+                ("api_base", py_str(&base)),
+                ("api_key", "os.environ[\"OPENAI_API_KEY\"]".to_string()),
+            ];
+            if let Some(d) = dimensions {
+                args.push(("dimensions", d.to_string()));
+            }
+            py_call("OpenAILikeEmbedding", &args)
+        }
+        None => {
+            s.need("llama-index-embeddings-huggingface");
+            s.import("from llama_index.embeddings.huggingface import HuggingFaceEmbedding");
+            let (model, model_note) = model_id(config);
+            s.note(model_note);
+            py_call("HuggingFaceEmbedding", &[("model_name", py_str(&model))])
+        }
+    };
     let percentile = match sem.threshold_type {
         ThresholdType::Percentile => sem.threshold.unwrap_or(ThresholdType::Percentile.default_amount()),
         t => {
@@ -235,7 +255,7 @@ fn semantic(config: &ChunkConfig, s: &mut Snippet) -> String {
         &[
             ("buffer_size", sem.buffer_size.to_string()),
             ("breakpoint_percentile_threshold", (percentile.round() as i64).to_string()),
-            ("embed_model", py_call("HuggingFaceEmbedding", &[("model_name", py_str(&model))])),
+            ("embed_model", embed_model),
         ],
     )
 }

@@ -374,6 +374,22 @@ pub(crate) fn model_id(config: &ChunkConfig) -> (String, String) {
     }
 }
 
+/// The endpoint's settings as Python keyword arguments, and a note on the
+/// key, when the config embeds through an API (`[embed]`): `(base, model,
+/// dimensions)` for the library's OpenAI-compatible class.
+pub(crate) fn endpoint(config: &ChunkConfig, s: &mut Snippet) -> Option<(String, String, Option<usize>)> {
+    if !config.embed.is_set() {
+        return None;
+    }
+    let e = &config.embed;
+    s.note(
+        "the key is read from $OPENAI_API_KEY by the library (chunktui read $CHUNKTUI_EMBED_KEY, else \
+         $OPENAI_API_KEY); it is never written here",
+    );
+    let base = e.url.as_deref().unwrap_or_default().trim().trim_end_matches('/').to_string();
+    Some((base, e.model.clone().unwrap_or_default(), e.dimensions))
+}
+
 /// The `tokenizer.json` a `hf:PATH` tokenizer names (a directory holds one).
 pub(crate) fn hf_tokenizer_file(spec: &str) -> Option<String> {
     let path = spec.strip_prefix("hf:").or_else(|| spec.ends_with(".json").then_some(spec))?;
