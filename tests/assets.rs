@@ -36,6 +36,7 @@ fn defaults_as_toml() -> toml::Table {
         ("lint", toml::Value::try_from(LintOptions::default())),
         ("llm", toml::Value::try_from(LlmOptions::default())),
         ("agentic", toml::Value::try_from(AgenticOptions::default())),
+        ("embed", toml::Value::try_from(chunktui::config::EmbedApiOptions::default())),
     ];
     for (name, value) in sections {
         table.insert(name.to_string(), value.unwrap());
