@@ -73,6 +73,17 @@ SECTIONS: dict[str, dict[str, Any]] = {
         "enrich": ["title", "context"],
     },
     "agentic": {"plan": [{"section": "", "strategy": "sentence", "size": 300, "overlap": 0, "reason": "prose"}]},
+    "embed": {
+        "url": "http://127.0.0.1:9/v1",
+        "model": "some-embedder",
+        "dimensions": 256,
+        "batch_size": 16,
+        "concurrency": 3,
+        "timeout_seconds": 30,
+        "retry_seconds": 5,
+        "max_input_tokens": 512,
+        "cache": False,
+    },
 }
 
 
@@ -103,7 +114,9 @@ def test_a_top_level_key_is_a_keyword(key: str) -> None:
 @pytest.mark.parametrize(("section", "key"), sorted((s, k) for s, keys in SECTIONS.items() for k in keys))
 def test_a_section_key_is_a_keyword(section: str, key: str) -> None:
     value = SECTIONS[section][key]
-    keywords: dict[str, Any] = {section: {key: value}}
+    # An endpoint is a url and a model together: each embed key goes with both.
+    base = {k: SECTIONS["embed"][k] for k in ("url", "model")} if section == "embed" else {}
+    keywords: dict[str, Any] = {section: {**base, key: value}}
     config = chunktui.Chunker(**keywords).config
     got = config[section][key]
     # JSON has no tuples: pairs come back as lists.
