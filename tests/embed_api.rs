@@ -30,12 +30,13 @@ mod common;
 use chunktui::config::EmbedApiOptions;
 use chunktui::embed::ApiEmbedder;
 use chunktui::embedding::{cosine, Control, Embedder};
+use common::api_run::{self, excerpt, ok, Run};
 use common::fake_llm::{status, FakeServer, Reply, Seen};
 use common::llama_server::LlamaServer;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 const MODEL: &str = "all-minilm-l6-v2";
 const KEY: &str = "sk-embed-NEVER-WRITTEN-4242";
@@ -69,31 +70,8 @@ fn tests_python() -> PathBuf {
     )
 }
 
-struct Run {
-    out: Output,
-    stdout: String,
-    stderr: String,
-    seconds: f64,
-}
-
 fn chunktui(dir: &Path, args: &[&str]) -> Run {
-    let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_chunktui"))
-        .current_dir(dir)
-        .args(args)
-        .env("CHUNKTUI_CACHE_DIR", dir.join("cache"))
-        .env("CHUNKTUI_EMBED_KEY", KEY)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .expect("run chunktui");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    Run { out, stdout, stderr, seconds: started.elapsed().as_secs_f64() }
-}
-
-fn ok(run: &Run, what: &str) {
-    assert!(run.out.status.success(), "{what}: {}", run.stderr);
-    assert!(!run.stderr.contains("panicked"), "{what}: {}", run.stderr);
+    api_run::chunktui(dir, args, "CHUNKTUI_EMBED_KEY", KEY)
 }
 
 /// A failure with one error line holding `needle`, and no panic.
@@ -107,20 +85,6 @@ fn fails(run: &Run, needle: &str, what: &str) {
 
 fn texts(stdout: &str) -> Vec<String> {
     stdout.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["text"].as_str().unwrap().to_string()).collect()
-}
-
-/// The first paragraphs of a corpus document up to about `bytes`, cut at a
-/// blank line (line ends made `\n`: War and Peace has `\r\n`).
-fn excerpt(name: &str, bytes: usize) -> String {
-    let text = std::fs::read_to_string(common::corpus_file(name)).unwrap().replace("\r\n", "\n");
-    let mut end = 0;
-    for (i, _) in text.match_indices("\n\n") {
-        if i > bytes {
-            break;
-        }
-        end = i + 1;
-    }
-    text[..end].to_string()
 }
 
 /// The real server's reply to `body` at `path` (what the proxy forwards).
@@ -431,7 +395,21 @@ fn dense_eval_agrees_with_sentence_transformers(url: &str, root: &Path) {
         serde_json::from_str(&r.stdout).unwrap()
     };
     let st = st_dir();
-    let onnx = eval(&["--model", st.to_str().unwrap()]);
+    // The reference side's vectors are a function of the reference model,
+    // kept beside it (the folder is named after what made it), so a warm
+    // machine does not run the fp32 graph over the documents again.
+    let onnx = {
+        let mut a = vec!["eval", "heldout", "--queries", "heldout.jsonl", "--retriever", "dense", "--json"];
+        a.extend(["--unit", "tokens", "--tokenizer", &tokenizer, "--size", "250", "--model", st.to_str().unwrap()]);
+        let out = Command::new(env!("CARGO_BIN_EXE_chunktui"))
+            .current_dir(root)
+            .args(&a)
+            .env("CHUNKTUI_CACHE_DIR", st.join("chunktui-cache"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "eval with the reference: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
     let api = eval(&["--embed-url", url, "--embed-model", MODEL]);
     let recall = |v: &Value| v["recall"]["mean"].as_f64().unwrap() * 100.0;
     assert!(
@@ -452,7 +430,7 @@ fn dense_eval_agrees_with_sentence_transformers(url: &str, root: &Path) {
 fn against_a_local_llama_cpp_embeddings_server() {
     let dir = common::Dir::new();
     let root = dir.root();
-    std::fs::write(root.join("doc.md"), excerpt("en_ripgrep_guide_faq.md", 4000)).unwrap();
+    std::fs::write(root.join("doc.md"), excerpt("en_ripgrep_guide_faq.md", 2500)).unwrap();
     let log = common::Dir::new();
     let server = LlamaServer::start(
         &gguf(),
@@ -477,11 +455,19 @@ fn against_a_local_llama_cpp_embeddings_server() {
     );
     let url = server.url.clone();
 
+    // Each phase's time goes to the test's output, for a slow CI run.
+    let started = std::time::Instant::now();
+    let phase = |name: &str| eprintln!("embed_api: {name} done at {:.1} s", started.elapsed().as_secs_f64());
     same_vectors_and_rankings_as_sentence_transformers(&url);
+    phase("vectors and rankings");
     strings_only_the_key_in_a_header_and_a_cache_that_works_with_the_server_down(&url, root);
+    phase("wire, key and cache");
     let direct = chunktui(root, &["chunk", "doc.md", "-s", "semantic", "--embed-url", &url, "--embed-model", MODEL]);
     ok(&direct, "direct");
     misbehaviour_is_caught(&url, root, &direct.stdout);
+    phase("misbehaviour");
     langchain_semantic_matches_langchain_openai(&url, root);
+    phase("LangChain");
     dense_eval_agrees_with_sentence_transformers(&url, root);
+    phase("dense eval");
 }

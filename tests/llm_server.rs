@@ -10,11 +10,10 @@
 
 mod common;
 
+use common::api_run::{self, excerpt, ok, Run};
 use common::llama_server::LlamaServer;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::Instant;
 
 /// The LLM's model file: from the environment scripts/setup-llm.sh prints,
 /// else where it puts it.
@@ -35,48 +34,12 @@ fn gguf() -> PathBuf {
     gguf
 }
 
-struct Run {
-    out: Output,
-    stdout: String,
-    stderr: String,
-    seconds: f64,
-}
-
 fn chunktui(dir: &Path, args: &[&str], key: &str) -> Run {
-    let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_chunktui"))
-        .current_dir(dir)
-        .args(args)
-        .env("CHUNKTUI_CACHE_DIR", dir.join("cache"))
-        .env("CHUNKTUI_LLM_KEY", key)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .expect("run chunktui");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    Run { out, stdout, stderr, seconds: started.elapsed().as_secs_f64() }
-}
-
-fn ok(run: &Run, what: &str) {
-    assert!(run.out.status.success(), "{what}: {}", run.stderr);
-    assert!(!run.stderr.contains("panicked"), "{what}: {}", run.stderr);
+    api_run::chunktui(dir, args, "CHUNKTUI_LLM_KEY", key)
 }
 
 fn records(stdout: &str) -> Vec<Value> {
     stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-/// The first paragraphs of a corpus document up to about `bytes`, cut at a blank line.
-fn excerpt(name: &str, bytes: usize) -> String {
-    let text = std::fs::read_to_string(common::corpus_file(name)).unwrap();
-    let mut end = 0;
-    for (i, _) in text.match_indices("\n\n") {
-        if i > bytes {
-            break;
-        }
-        end = i + 1;
-    }
-    text[..end].to_string()
 }
 
 fn assert_tiles(text: &str, recs: &[Value], size: usize, what: &str) {

@@ -41,6 +41,8 @@ pub use data::{corpus_dir, corpus_file, test_model_dir, CORPUS_VAR, TEST_MODEL_V
 // Only for test crates: it needs tempfile, a dev-dependency the fuzz crate
 // (which includes this file by path) does not have.
 #[cfg(test)]
+pub mod api_run;
+#[cfg(test)]
 pub mod fake_llm;
 #[cfg(test)]
 pub mod llama_server;
