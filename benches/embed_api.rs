@@ -14,9 +14,17 @@
 //! same table is measured against that server instead (the key from
 //! $CHUNKTUI_EMBED_KEY). CHUNKTUI_BENCH_EMBED_TEXTS sets how many passages
 //! (default 512, ~300 characters each, from en_rust_book.md).
+//!
+//! llama.cpp's server embeds one request after another, so concurrency
+//! cannot show there; a second table measures it against a scripted
+//! endpoint that answers each request after a fixed latency, as a hosted
+//! API does (tests/common/fake_llm.rs).
 
 #[path = "../tests/common/data.rs"]
 mod data;
+#[path = "../tests/common/fake_llm.rs"]
+#[allow(dead_code)]
+mod fake_llm;
 #[path = "../tests/common/llama_server.rs"]
 #[allow(dead_code)]
 mod llama_server;
@@ -96,6 +104,50 @@ fn main() {
         let got = api.embed_texts(&refs, Control::none()).expect("vectors");
         assert_eq!(got.vectors.len(), texts.len());
         row(&format!("chunktui, batch 64, concurrency {concurrency}"), started.elapsed().as_secs_f64());
+    }
+    latency_bound(&refs);
+}
+
+/// chunktui's concurrency against an endpoint whose every request takes
+/// `LATENCY` (vectors made from the texts' lengths).
+fn latency_bound(texts: &[&str]) {
+    const LATENCY: std::time::Duration = std::time::Duration::from_millis(50);
+    let server = fake_llm::FakeServer::start(|_, seen| {
+        let inputs = seen.body["input"].as_array().cloned().unwrap_or_default();
+        let data: Vec<serde_json::Value> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| serde_json::json!({"index": i, "embedding": [1.0, t.as_str().unwrap_or("").len() as f64]}))
+            .collect();
+        let body = serde_json::json!({"data": data, "usage": {"prompt_tokens": 0}}).to_string();
+        fake_llm::Reply { status: 200, headers: vec![], body, delay: LATENCY }
+    });
+    println!(
+        "\nthe same passages, batch 16, against an endpoint answering each request in {} ms\n",
+        LATENCY.as_millis()
+    );
+    println!("{:<44} {:>8} {:>10} {:>9}", "client", "seconds", "texts/s", "vs c=1");
+    let mut serial = None;
+    for concurrency in [1, 2, 4, 8] {
+        let opts = EmbedApiOptions {
+            url: Some(server.url.clone()),
+            model: Some("scripted".into()),
+            batch_size: 16,
+            concurrency,
+            cache: false,
+            ..Default::default()
+        };
+        let api = ApiEmbedder::new(&opts, "cl100k_base").expect("a valid endpoint");
+        let started = Instant::now();
+        api.embed_texts(texts, Control::none()).expect("vectors");
+        let seconds = started.elapsed().as_secs_f64();
+        let base = *serial.get_or_insert(seconds);
+        println!(
+            "{:<44} {seconds:>8.2} {:>10.0} {:>8.1}x",
+            format!("chunktui, batch 16, concurrency {concurrency}"),
+            texts.len() as f64 / seconds,
+            base / seconds
+        );
     }
 }
 
