@@ -43,6 +43,9 @@ pub fn with_bar(chunker: Chunker) -> Result<Chunker> {
         return Ok(chunker);
     }
     let model = chunker.model()?;
-    let bar = super::eval::progress_bar(0, "embedding {bar:30} {pos}/{len} texts {elapsed}");
+    let bar = indicatif::ProgressBar::new(0);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("embedding {bar:30} {pos}/{len} texts {elapsed}") {
+        bar.set_style(style);
+    }
     Ok(chunker.with_embedder(Arc::new(WithBar { inner: model, bar })))
 }
