@@ -57,7 +57,12 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
             format!("strategy {}", c.strategy)
         }
         Action::CycleStrategyAll => {
-            c.strategy = next(&StrategyKind::all(), c.strategy);
+            // Late chunking needs token vectors, which no embeddings API
+            // returns: with an endpoint, `S` passes it by.
+            let endpoint = c.embed.is_set();
+            let all: Vec<StrategyKind> =
+                StrategyKind::all().into_iter().filter(|k| !(endpoint && *k == StrategyKind::Late)).collect();
+            c.strategy = next(&all, c.strategy);
             format!("strategy {}", c.strategy)
         }
         Action::CycleUnit => {
@@ -278,5 +283,31 @@ mod tests {
             apply(&mut c, action, &[]).expect("a sentence key changes the config");
             c.validate().unwrap_or_else(|e| panic!("step {step}: {e} ({:?})", c.sentence));
         }
+    }
+}
+
+#[cfg(test)]
+mod endpoint_tests {
+    use super::*;
+
+    #[test]
+    fn with_an_endpoint_every_model_strategy_but_late_comes_round() {
+        let mut c = ChunkConfig::default();
+        c.embed.url = Some("http://127.0.0.1:9/v1".into());
+        c.embed.model = Some("m".into());
+        let mut seen = Vec::new();
+        for _ in 0..StrategyKind::all().len() {
+            apply(&mut c, Action::CycleStrategyAll, &[]);
+            seen.push(c.strategy);
+        }
+        assert!(!seen.contains(&StrategyKind::Late), "{seen:?}");
+        assert!(seen.contains(&StrategyKind::Semantic) && seen.contains(&StrategyKind::Adaptive));
+        c.embed = Default::default();
+        let mut seen = Vec::new();
+        for _ in 0..StrategyKind::all().len() {
+            apply(&mut c, Action::CycleStrategyAll, &[]);
+            seen.push(c.strategy);
+        }
+        assert!(seen.contains(&StrategyKind::Late));
     }
 }
