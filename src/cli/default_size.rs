@@ -13,6 +13,8 @@ use crate::config::ChunkConfig;
 use std::path::Path;
 
 /// The share of windows that may run over the limit (the lint's own tolerance).
+// Used by `fitted`, which measures only with the `embed` feature.
+#[cfg_attr(not(feature = "embed"), allow(dead_code))]
 const OVER_PER_MILLE: usize = 20;
 
 /// The largest size in characters, at most `current` and stepping down by
@@ -58,6 +60,8 @@ fn model_tokens(config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
 }
 
 /// The first 64 KiB of a regular file, as text (a pipe or device is left alone).
+// Used by `fitted`, which measures only with the `embed` feature.
+#[cfg_attr(not(feature = "embed"), allow(dead_code))]
 fn head(file: &Path) -> Option<String> {
     use std::io::Read;
     if !std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
@@ -70,6 +74,8 @@ fn head(file: &Path) -> Option<String> {
 
 /// Per mille of `text`'s consecutive windows of `size` characters that
 /// are `over`; `None` for text shorter than two windows.
+// Used by `fitted`, which measures only with the `embed` feature.
+#[cfg_attr(not(feature = "embed"), allow(dead_code))]
 fn over_per_mille(text: &str, size: usize, over: &dyn Fn(&str) -> bool) -> Option<usize> {
     let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).step_by(size.max(1)).chain([text.len()]).collect();
     let windows: Vec<&str> =
