@@ -189,18 +189,7 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
 /// Whether at least a fifth of the letters in the file's first 64 KiB are
 /// CJK. Reads only regular files (a pipe or device is left to the loader).
 fn mostly_cjk(file: &Path) -> bool {
-    use std::io::Read;
-    // Stat before opening: opening a FIFO would block for a writer, and
-    // closing it again would throw away what the writer sent.
-    if !std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let Ok(f) = std::fs::File::open(file) else { return false };
-    let mut head = Vec::with_capacity(64 * 1024);
-    if f.take(64 * 1024).read_to_end(&mut head).is_err() {
-        return false;
-    }
-    crate::segment::cjk_ratio(&String::from_utf8_lossy(&head)) >= 0.2
+    super::default_size::head(file).is_some_and(|head| crate::segment::cjk_ratio(&head) >= 0.2)
 }
 
 /// The settings for `file`: flags over the config file, defaults that depend

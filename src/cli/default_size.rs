@@ -59,10 +59,11 @@ fn model_tokens(config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
     map.entry(config.model_key()).or_insert_with(|| crate::lint::model_tokens(config)).clone()
 }
 
-/// The first 64 KiB of a regular file, as text (a pipe or device is left alone).
-// Used by `fitted`, which measures only with the `embed` feature.
-#[cfg_attr(not(feature = "embed"), allow(dead_code))]
-fn head(file: &Path) -> Option<String> {
+/// The first 64 KiB of a regular file, as text: what the defaults that
+/// depend on a file are judged by. A pipe or device is left alone: opening
+/// a FIFO would block for a writer, and closing it again would throw away
+/// what the writer sent.
+pub fn head(file: &Path) -> Option<String> {
     use std::io::Read;
     if !std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
         return None;

@@ -47,7 +47,7 @@ impl Default for EmbedApiOptions {
             batch_size: 64,
             concurrency: 2,
             timeout_seconds: 60,
-            retry_seconds: 60,
+            retry_seconds: 30,
             max_input_tokens: None,
             cache: true,
         }

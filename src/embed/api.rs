@@ -60,11 +60,6 @@ impl std::fmt::Debug for ApiEmbedder {
     }
 }
 
-/// `model@base` (and `/dims`): see [`EmbedApiOptions::model_id`].
-pub fn model_id(opts: &EmbedApiOptions) -> String {
-    opts.model_id()
-}
-
 impl ApiEmbedder {
     /// A client for `opts` (nothing is sent until the first texts).
     /// `tokenizer` (a config's) counts inputs against the model's limit
@@ -97,7 +92,7 @@ impl ApiEmbedder {
             limit,
             tokens,
             dim: AtomicUsize::new(opts.dimensions.unwrap_or(0)),
-            id: model_id(opts),
+            id: opts.model_id(),
             http: Http::new(EMBEDDINGS, Duration::from_secs(opts.timeout_seconds), body_limit),
         })
     }
@@ -299,6 +294,6 @@ mod tests {
             dimensions: Some(256),
             ..Default::default()
         };
-        assert_eq!(model_id(&opts), "text-embedding-3-small@https://api.openai.com/v1/256");
+        assert_eq!(opts.model_id(), "text-embedding-3-small@https://api.openai.com/v1/256");
     }
 }

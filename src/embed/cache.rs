@@ -40,7 +40,8 @@ fn key(text: &str) -> Key {
     k
 }
 
-fn file_name(model_id: &str) -> String {
+/// `<model id, made safe for a file name>.bin`.
+pub(crate) fn file_name(model_id: &str) -> String {
     let safe: String =
         model_id.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
     format!("{safe}.bin")

@@ -127,7 +127,7 @@ pub fn load_api(opts: &crate::config::EmbedApiOptions, tokenizer: &str) -> Resul
         return Ok(e.clone());
     }
     let api = ApiEmbedder::new(opts, tokenizer)?;
-    let file = opts.cache.then(|| api_cache_file(&api::model_id(opts))).flatten();
+    let file = opts.cache.then(|| api_cache_file(&opts.model_id())).flatten();
     let cached = CachedEmbedder::in_file(api, file).counting_hits(crate::embed_usage::count::cached);
     let embedder: Arc<dyn Embedder> = Arc::new(cached);
     map.lock().unwrap_or_else(|p| p.into_inner()).insert(key, embedder.clone());
@@ -139,10 +139,8 @@ pub fn api_cache_file(model_id: &str) -> Option<std::path::PathBuf> {
     use sha2::{Digest, Sha256};
     let hash = Sha256::digest(model_id.as_bytes());
     let hex: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
-    let model = model_id.split('@').next().unwrap_or("");
-    let safe: String =
-        model.chars().take(40).map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
-    cache_dir().map(|d| d.join("embeddings").join(format!("api-{safe}-{hex}.bin")))
+    let model: String = model_id.split('@').next().unwrap_or("").chars().take(40).collect();
+    cache_dir().map(|d| d.join("embeddings").join(format!("api-{hex}-{}", cache::file_name(&model))))
 }
 
 /// Load (once per process, then shared) the embedder for a model directory,
