@@ -101,6 +101,17 @@ pub struct ChunkMeta {
     /// PDF: the first and last page the chunk's text comes from, 1-based.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<[u32; 2]>,
+    /// JSON: the values the chunk holds, as a JSONPath into the source
+    /// (`$.corpora.finance[3:7]`: members 3 to 6 of that array).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_path: Option<String>,
+    /// JSONL: the 1-based line of the record the chunk comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// CSV / TSV: the first and last data row the chunk holds, 1-based,
+    /// the header not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<[u32; 2]>,
     /// Hierarchical chunks: an id stable across runs of the same config on
     /// the same text, the id of the enclosing chunk one level up (absent at
     /// the top), and the level (0 = the largest).
@@ -126,6 +137,9 @@ impl ChunkMeta {
         symbols: Vec::new(),
         element: None,
         pages: None,
+        json_path: None,
+        line: None,
+        rows: None,
         id: None,
         parent_id: None,
         level: None,

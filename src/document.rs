@@ -1,8 +1,9 @@
 //! Loading a document: refuse what cannot be chunked (empty, binary, invalid
 //! UTF-8) with a message that says why and what to do, and classify the rest.
-//! HTML and PDF are extracted on the way in ([`crate::extract`]): the
+//! HTML, PDF and Word are extracted on the way in ([`crate::extract`]): the
 //! document's text is then the extracted text, and its `structure` maps it
-//! back to the source.
+//! back to the source. JSON, JSONL and CSV are read as they are (chunks are
+//! ranges of the file) and their `structure` lists the records.
 
 use crate::error::{Error, Result};
 use crate::extract::{self, Structure};
@@ -19,6 +20,14 @@ pub enum DocKind {
     Code,
     Text,
     Pdf,
+    /// Word (`.docx`), extracted.
+    Docx,
+    Json,
+    /// JSON Lines: one JSON value per line.
+    Jsonl,
+    Csv,
+    /// Tab-separated values.
+    Tsv,
 }
 
 #[derive(Debug, Clone)]
@@ -28,7 +37,8 @@ pub struct Document {
     pub path: Option<PathBuf>,
     /// Invalid UTF-8 sequences replaced with U+FFFD (only with `lossy`).
     pub replaced_invalid_bytes: usize,
-    /// HTML and PDF: where the extracted `text` came from (elements, pages).
+    /// HTML, PDF and Word: where the extracted `text` came from (elements,
+    /// pages); JSON, JSONL and CSV: the records.
     pub structure: Option<Arc<Structure>>,
 }
 
@@ -46,7 +56,13 @@ impl Document {
     /// Its kind comes from its extension (else from its content); HTML and
     /// PDF are extracted.
     pub fn load(path: &Path, lossy: bool) -> Result<Self> {
-        let kind = DocKind::from_extension(path);
+        Self::load_as(path, lossy, None)
+    }
+
+    /// [`Document::load`], read as `kind` when one is given (`--format-in`)
+    /// rather than as its extension says.
+    pub fn load_as(path: &Path, lossy: bool, kind: Option<DocKind>) -> Result<Self> {
+        let kind = kind.or_else(|| DocKind::from_extension(path));
         let mut doc = Self::read_as(Source::Path(path), lossy, kind)?;
         doc.path = Some(path.to_path_buf());
         Ok(doc)
@@ -91,6 +107,9 @@ impl Document {
                 "{name} is named like a PDF but does not start with %PDF-: it is not a PDF (or it is damaged)"
             )));
         }
+        if kind == Some(DocKind::Docx) || extract::is_zip(&bytes) {
+            return Self::extracted(extract::docx_checked(&bytes, name)?, DocKind::Docx, name);
+        }
         refuse_binary(&bytes, name)?;
         let (text, replaced) = match String::from_utf8(bytes) {
             Ok(text) => (text, 0),
@@ -113,6 +132,22 @@ impl Document {
             return Err(Error::input(format!("{name} holds only whitespace: there is nothing to chunk")));
         }
         let kind = kind.unwrap_or_else(|| DocKind::sniff(&text));
+        let records = match kind {
+            DocKind::Json => Some(extract::json::json_structure(&text, name)?),
+            DocKind::Jsonl => Some(extract::json::jsonl_structure(&text, name)?),
+            DocKind::Csv => Some(extract::csv::structure(&text, b',', name)?),
+            DocKind::Tsv => Some(extract::csv::structure(&text, b'\t', name)?),
+            _ => None,
+        };
+        if let Some(structure) = records {
+            return Ok(Document {
+                text,
+                kind,
+                path: None,
+                replaced_invalid_bytes: replaced,
+                structure: Some(Arc::new(structure)),
+            });
+        }
         if kind == DocKind::Html {
             let mut doc = Self::extracted(extract::html::extract_checked(&text, name)?, kind, name)?;
             doc.replaced_invalid_bytes = replaced;
@@ -138,8 +173,8 @@ impl Document {
 /// Binary input is refused from its first 8 KiB, the same bytes whether the
 /// whole file is at hand or only the head of a stream.
 fn refuse_binary(bytes: &[u8], name: &str) -> Result<()> {
-    // A PDF is binary, and read through its extractor.
-    if extract::pdf::is_pdf(bytes) {
+    // A PDF or a Word file is binary, and read through its extractor.
+    if extract::pdf::is_pdf(bytes) || extract::is_zip(bytes) {
         return Ok(());
     }
     if let Some(msg) = utf16_message(bytes, name) {
@@ -216,8 +251,64 @@ impl DocKind {
             "html" => DocKind::Html,
             "code" => DocKind::Code,
             "pdf" => DocKind::Pdf,
+            "docx" => DocKind::Docx,
+            "json" => DocKind::Json,
+            "jsonl" => DocKind::Jsonl,
+            "csv" => DocKind::Csv,
+            "tsv" => DocKind::Tsv,
             _ => DocKind::Text,
         })
+    }
+
+    /// Its name for `--format-in` and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            DocKind::Markdown => "markdown",
+            DocKind::Html => "html",
+            DocKind::Code => "code",
+            DocKind::Text => "text",
+            DocKind::Pdf => "pdf",
+            DocKind::Docx => "docx",
+            DocKind::Json => "json",
+            DocKind::Jsonl => "jsonl",
+            DocKind::Csv => "csv",
+            DocKind::Tsv => "tsv",
+        }
+    }
+
+    /// Every kind, for `--format-in`.
+    pub const ALL: [DocKind; 10] = [
+        DocKind::Markdown,
+        DocKind::Html,
+        DocKind::Code,
+        DocKind::Text,
+        DocKind::Pdf,
+        DocKind::Docx,
+        DocKind::Json,
+        DocKind::Jsonl,
+        DocKind::Csv,
+        DocKind::Tsv,
+    ];
+
+    /// The kind `--format-in` names.
+    pub fn parse(name: &str) -> Result<Self> {
+        let lower = name.to_ascii_lowercase();
+        let alias = match lower.as_str() {
+            "md" => "markdown",
+            "txt" => "text",
+            "ndjson" => "jsonl",
+            other => other,
+        };
+        Self::ALL.into_iter().find(|k| k.name() == alias).ok_or_else(|| {
+            let names: Vec<_> = Self::ALL.iter().map(|k| k.name()).collect();
+            Error::config(format!("--format-in '{name}': use one of {}", names.join(", ")))
+        })
+    }
+
+    /// Record data: JSON, JSONL, CSV and TSV, whose records `document`
+    /// keeps one to a chunk.
+    pub fn is_records(self) -> bool {
+        matches!(self, DocKind::Json | DocKind::Jsonl | DocKind::Csv | DocKind::Tsv)
     }
 
     fn sniff(text: &str) -> Self {
@@ -265,7 +356,10 @@ mod tests {
         let kind = |name: &str| DocKind::from_path(Path::new(name), "plain words");
         assert_eq!(kind("a.MD"), DocKind::Markdown);
         assert_eq!(kind("a.xhtml"), DocKind::Html);
-        assert_eq!(kind("a.json"), DocKind::Code);
+        assert_eq!(kind("a.json"), DocKind::Json);
+        assert_eq!(kind("a.NDJSON"), DocKind::Jsonl);
+        assert_eq!(kind("a.tsv"), DocKind::Tsv);
+        assert_eq!(kind("a.docx"), DocKind::Docx);
         assert_eq!(kind("a.text"), DocKind::Text);
         assert_eq!(kind("a.mjs"), DocKind::Text, "sniffed: .mjs has a language but no kind");
         assert_eq!(DocKind::language(Path::new("x.TSX")), Some("javascript"));

@@ -99,6 +99,8 @@ pub struct ChunkConfig {
     pub semantic: SemanticOptions,
     #[serde(default, skip_serializing_if = "EmbedTextOptions::is_default")]
     pub embed_text: EmbedTextOptions,
+    #[serde(default, skip_serializing_if = "JsonOptions::is_default")]
+    pub json: JsonOptions,
     #[serde(default, skip_serializing_if = "HierarchicalOptions::is_default")]
     pub hierarchical: HierarchicalOptions,
     #[serde(default, skip_serializing_if = "ClusterOptions::is_default")]

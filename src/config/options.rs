@@ -217,6 +217,29 @@ pub struct EmbedTextOptions {
     pub fit: bool,
 }
 
+/// Settings of the JSON strategies (`[json]`): `json` and `langchain-json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct JsonOptions {
+    /// `langchain-json`: LangChain's `convert_lists` (`--json-convert-lists`):
+    /// lists become objects keyed "0", "1", ... so that they can be cut
+    /// between their items.
+    pub convert_lists: bool,
+    /// `langchain-json`: LangChain's `min_chunk_size` (`--json-min-chunk-size`):
+    /// a chunk is closed once it holds this many characters and the next
+    /// member would push it past `size`. Unset: LangChain's default,
+    /// `max(size - 200, 50)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_chunk_size: Option<usize>,
+}
+
+impl JsonOptions {
+    /// LangChain's `min_chunk_size` for `max_chunk_size = size`.
+    pub fn min_chunk_size_for(&self, size: usize) -> usize {
+        self.min_chunk_size.unwrap_or_else(|| size.saturating_sub(200).max(50))
+    }
+}
+
 /// Settings of the `hierarchical` strategy (see [`crate::strategy::hierarchical`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -416,6 +439,7 @@ is_default!(
     LangchainOptions,
     SemanticOptions,
     EmbedTextOptions,
+    JsonOptions,
     HierarchicalOptions,
     ClusterOptions,
     CodeOptions,

@@ -1,4 +1,4 @@
-//! Extraction: HTML and PDF bytes become plain text plus a [`Structure`],
+//! Extraction: HTML, PDF and Word bytes become plain text plus a [`Structure`],
 //! the map from byte ranges of that text back to the source (the element a
 //! block came from, the page a stretch of text is on, what kind of block it
 //! is). Every strategy chunks the extracted text, so chunk offsets point into
@@ -7,13 +7,37 @@
 //! cut the chunks. The `html` strategy also reads the blocks through
 //! [`crate::strategy::Context::structure`].
 
+pub mod csv;
+#[cfg(feature = "docx")]
+pub mod docx;
 pub mod html;
+pub mod json;
 pub mod pdf;
 #[cfg(feature = "pdf")]
 pub mod pdf_guard;
 
 use crate::chunk::Chunk;
 use std::ops::Range;
+
+/// Whether `bytes` open like a zip archive (a `.docx` is one).
+pub fn is_zip(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PK\x03\x04")
+}
+
+/// A Word file's text and structure, or why it cannot be read.
+#[cfg(feature = "docx")]
+pub fn docx_checked(bytes: &[u8], name: &str) -> crate::error::Result<Extracted> {
+    docx::extract(bytes, name)
+}
+
+/// Without the `docx` feature a Word file is refused with what to do.
+#[cfg(not(feature = "docx"))]
+pub fn docx_checked(_bytes: &[u8], name: &str) -> crate::error::Result<Extracted> {
+    Err(crate::error::Error::input(format!(
+        "{name} is a zip archive (a Word file?); this chunktui was built without the 'docx' feature: \
+         rebuild with it, or save the document as text"
+    )))
+}
 
 /// What a block of extracted text was in the source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +72,24 @@ pub struct Structure {
     pub blocks: Vec<Block>,
     /// PDF: the bytes of each page's text, page 1 first. Empty for HTML.
     pub pages: Vec<Range<usize>>,
+    /// Record data (JSONL lines, CSV rows, a JSON array's items): each
+    /// record's bytes, in order. The text is then the source itself, so
+    /// these are ranges of the file. Empty for documents.
+    pub records: Vec<Record>,
+    /// CSV / TSV: the header row (the column names), which every chunk's
+    /// embed text starts with.
+    pub header: Option<Range<usize>>,
+    /// CSV / TSV: the field delimiter.
+    pub delimiter: Option<u8>,
+}
+
+/// One record of record data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Bytes of the source, no line break at the end.
+    pub range: Range<usize>,
+    /// The 1-based line the record starts on.
+    pub line: u32,
 }
 
 /// Extracted text and its structure.
@@ -127,7 +169,7 @@ mod tests {
     use super::*;
 
     fn pages(ranges: &[Range<usize>]) -> Structure {
-        Structure { blocks: Vec::new(), pages: ranges.to_vec() }
+        Structure { pages: ranges.to_vec(), ..Structure::default() }
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! - [`token`]. `TokenTextSplitter` (`split_text_on_tokens`) over tiktoken.
 //! - [`markdown`]. `MarkdownHeaderTextSplitter`.
 
+pub mod json;
 mod lengths;
 pub mod markdown;
 mod search;
