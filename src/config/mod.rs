@@ -153,6 +153,7 @@ impl Default for ChunkConfig {
             langchain: LangchainOptions::default(),
             semantic: SemanticOptions::default(),
             embed_text: EmbedTextOptions::default(),
+            json: JsonOptions::default(),
             hierarchical: HierarchicalOptions::default(),
             cluster: ClusterOptions::default(),
             code: CodeOptions::default(),

@@ -281,8 +281,9 @@ impl Model {
         match self.kind {
             DocKind::Markdown => Some("md".into()),
             DocKind::Code => ext,
-            // HTML and PDF are shown as their extracted text.
-            DocKind::Html | DocKind::Pdf | DocKind::Text => None,
+            DocKind::Json | DocKind::Jsonl => Some("json".into()),
+            // HTML, PDF and Word are shown as their extracted text.
+            DocKind::Html | DocKind::Pdf | DocKind::Docx | DocKind::Text | DocKind::Csv | DocKind::Tsv => None,
         }
     }
 }

@@ -1,0 +1,6 @@
+//! (Being written: see issue #48.)
+
+use crate::error::Error;
+use crate::strategy::Spec;
+
+pub const SPEC: Spec = Spec { name: "rows", help: "(being written)", ..Spec::new(|_| Err(Error::config("rows is not built yet"))) };
