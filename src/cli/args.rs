@@ -564,6 +564,17 @@ pub struct ChunkFlags {
     /// Hold embed_text to --size: chunks their context pushes over are cut again (implies --embed-text).
     #[arg(long, global = true)]
     pub embed_text_fit: bool,
+    /// langchain-json: LangChain's convert_lists (lists become objects keyed "0", "1", ..., so they can be
+    /// cut between items); else [json] convert_lists.
+    #[arg(long, global = true)]
+    pub json_convert_lists: bool,
+    /// langchain-json: LangChain's min_chunk_size (default max(size - 200, 50)); else [json] min_chunk_size.
+    #[arg(long, value_name = "N", global = true)]
+    pub json_min_chunk_size: Option<usize>,
+    /// Read the input as this format whatever its extension says: markdown, html, code, text, pdf, docx,
+    /// json, jsonl, csv or tsv (JSON, JSONL, CSV and TSV are record data: see `chunktui stats`).
+    #[arg(long, value_name = "FORMAT", global = true)]
+    pub format_in: Option<String>,
     /// Replace invalid UTF-8 with U+FFFD instead of refusing the file.
     #[arg(long, global = true)]
     pub lossy: bool,

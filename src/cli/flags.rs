@@ -187,6 +187,10 @@ impl ChunkFlags {
                 .find(|k| k.name() == o)
                 .ok_or_else(|| Error::config(format!("--cluster-objective '{o}': use pairwise or adjacent")))?;
         }
+        c.json.convert_lists |= self.json_convert_lists;
+        if let Some(n) = self.json_min_chunk_size {
+            c.json.min_chunk_size = Some(n);
+        }
         c.embed_text.enabled |= self.embed_text || self.embed_text_fit;
         c.embed_text.fit |= self.embed_text_fit;
         c.validate()?;

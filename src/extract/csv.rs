@@ -31,7 +31,13 @@ pub fn structure(text: &str, delimiter: u8, name: &str) -> Result<Structure> {
             "{name} holds a header row and no data rows: there is nothing to chunk"
         )));
     }
-    Ok(Structure { records, header, delimiter: Some(delimiter), ..Structure::default() })
+    Ok(Structure {
+        records,
+        record_kind: Some(super::RecordKind::CsvRows),
+        header,
+        delimiter: Some(delimiter),
+        ..Structure::default()
+    })
 }
 
 /// Each non-blank row's bytes, without its line break.

@@ -60,7 +60,7 @@ pub fn json_structure(text: &str, name: &str) -> Result<Structure> {
         Value::Array(array) => array.elements.iter().map(|v| lines.record(range_of(v))).collect(),
         other => vec![lines.record(range_of(other))],
     };
-    Ok(Structure { records, ..Structure::default() })
+    Ok(Structure { records, record_kind: Some(super::RecordKind::JsonItems), ..Structure::default() })
 }
 
 /// A JSONL file's structure: one record per non-blank line, each checked
@@ -88,7 +88,7 @@ pub fn jsonl_structure(text: &str, name: &str) -> Result<Structure> {
     if records.is_empty() {
         return Err(Error::input(format!("{name} holds no JSON lines: there is nothing to chunk")));
     }
-    Ok(Structure { records, ..Structure::default() })
+    Ok(Structure { records, record_kind: Some(super::RecordKind::JsonLines), ..Structure::default() })
 }
 
 /// Line numbers of byte offsets, by binary search over the line starts.

@@ -76,11 +76,25 @@ pub struct Structure {
     /// record's bytes, in order. The text is then the source itself, so
     /// these are ranges of the file. Empty for documents.
     pub records: Vec<Record>,
+    /// What the records are, when there are any.
+    pub record_kind: Option<RecordKind>,
     /// CSV / TSV: the header row (the column names), which every chunk's
     /// embed text starts with.
     pub header: Option<Range<usize>>,
     /// CSV / TSV: the field delimiter.
     pub delimiter: Option<u8>,
+}
+
+/// What the records of record data are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// A JSON document's top-level array items (or the whole document, as
+    /// one record, when it is not an array).
+    JsonItems,
+    /// A JSONL file's lines: each its own JSON document.
+    JsonLines,
+    /// A CSV or TSV file's data rows.
+    CsvRows,
 }
 
 /// One record of record data.
