@@ -108,6 +108,10 @@ pub struct ChunkMeta {
     /// JSONL: the 1-based line of the record the chunk comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// CSV / TSV: the header row (the column names) the chunk's rows are
+    /// read under; its embed text starts with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
     /// CSV / TSV: the first and last data row the chunk holds, 1-based,
     /// the header not counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,6 +143,7 @@ impl ChunkMeta {
         pages: None,
         json_path: None,
         line: None,
+        header: None,
         rows: None,
         id: None,
         parent_id: None,

@@ -28,6 +28,9 @@ const FIT_TRIES: usize = 4;
 /// that opens with its own heading does not get that heading twice.
 pub fn context_of(meta: &ChunkMeta, text: &str) -> String {
     let mut parts = Vec::new();
+    // A CSV row means something under its column names: they come first,
+    // on a line of their own.
+    let header = meta.header.as_deref().map(|h| h.trim_end_matches(['\r', '\n']));
     let mut headings = meta.headings.as_slice();
     if let Some((last, outer)) = headings.split_last() {
         if opening_heading(text) == Some(last.trim()) {
@@ -45,7 +48,16 @@ pub fn context_of(meta: &ChunkMeta, text: &str) -> String {
         Some([first, last]) => parts.push(format!("pages {first}-{last}")),
         None => {}
     }
-    parts.join(" | ")
+    // The JSON path, unless it is the whole document's.
+    if let Some(path) = meta.json_path.as_deref().filter(|&p| p != "$") {
+        parts.push(path.to_string());
+    }
+    let context = parts.join(" | ");
+    match header {
+        Some(h) if context.is_empty() => h.to_string(),
+        Some(h) => format!("{h}\n{context}"),
+        None => context,
+    }
 }
 
 /// The title of the heading a chunk's text opens with: an ATX heading's

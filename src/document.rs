@@ -231,7 +231,8 @@ fn looks_binary(bytes: &[u8]) -> bool {
     memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
 }
 
-fn line_col(prefix: &[u8]) -> (usize, usize) {
+/// The 1-based line and column (in characters) just after `prefix`.
+pub(crate) fn line_col(prefix: &[u8]) -> (usize, usize) {
     let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
     let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
     let col = String::from_utf8_lossy(&prefix[line_start..]).chars().count() + 1;

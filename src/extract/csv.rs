@@ -50,10 +50,14 @@ fn rows(text: &str, delimiter: u8) -> std::result::Result<Vec<Range<usize>>, csv
         if !reader.read_byte_record(&mut record)? {
             break;
         }
+        // The reader's position sits before a row's line break, so a row
+        // read from there opens with the last row's break (and blank lines).
         let end = reader.position().byte() as usize;
-        let row = text[start..end].trim_end_matches(['\n', '\r']);
+        let slice = &text[start..end];
+        let lead = slice.len() - slice.trim_start_matches(['\n', '\r']).len();
+        let row = slice[lead..].trim_end_matches(['\n', '\r']);
         if !row.trim().is_empty() {
-            out.push(start..start + row.len());
+            out.push(start + lead..start + lead + row.len());
         }
     }
     Ok(out)

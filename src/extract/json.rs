@@ -21,9 +21,45 @@ pub fn parse<'t>(text: &'t str, name: &str) -> Result<Value<'t>> {
     tree(text).map_err(|e| Error::input(format!("{name} could not be read as JSON: {e}")))
 }
 
-/// Strict JSON, at most 128 levels deep (serde_json's recursion limit).
-fn check(text: &str) -> std::result::Result<(), serde_json::Error> {
-    serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ())
+/// How deep arrays and objects may nest (serde_json's own limit for values).
+pub const MAX_DEPTH: usize = 128;
+
+/// Strict JSON, at most [`MAX_DEPTH`] levels deep.
+fn check(text: &str) -> std::result::Result<(), String> {
+    if let Some(at) = too_deep(text.as_bytes()) {
+        let (line, column) = crate::document::line_col(&text.as_bytes()[..at]);
+        return Err(format!("it nests deeper than {MAX_DEPTH} levels at line {line} column {column}"));
+    }
+    serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// Where brackets outside strings first open more than [`MAX_DEPTH`]
+/// levels, if they do (checked before any parser recurses).
+fn too_deep(bytes: &[u8]) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// jsonc-parser's tree with everything JSON does not allow turned off.
@@ -132,7 +168,11 @@ mod tests {
             assert!(err.starts_with("f.json is not valid JSON") && err.contains("line"), "{bad}: {err}");
         }
         let deep = "[".repeat(100_000) + &"]".repeat(100_000);
-        assert!(parse(&deep, "deep.json").unwrap_err().to_string().contains("recursion limit"));
+        let err = parse(&deep, "deep.json").unwrap_err().to_string();
+        assert!(err.contains("deeper than 128 levels at line 1 column 129"), "{err}");
+        let fine = "[".repeat(128) + &"]".repeat(128);
+        assert!(parse(&fine, "ok.json").is_ok());
+        assert!(parse("[\"[[[[\\\"\"]", "s.json").is_ok(), "brackets in strings do not count");
     }
 
     #[test]

@@ -31,7 +31,9 @@ impl ChunkConfig {
         if spec.needs_model && self.semantic.model.is_none() && !self.embed.is_set() {
             self.semantic.model = Some(DEFAULT_MODEL.to_string());
         }
-        if self.embed_text.fit {
+        // A row means something only under its column names: `rows` always
+        // gives the embed text that starts with them.
+        if self.embed_text.fit || self.strategy == StrategyKind::Rows {
             self.embed_text.enabled = true;
         }
         if self.strategy == StrategyKind::Hierarchical {
