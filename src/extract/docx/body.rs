@@ -49,19 +49,33 @@ struct Table {
 /// A step of element paths and how many of each child it has seen.
 #[derive(Debug)]
 struct Container {
-    path: String,
+    step: String,
     counts: HashMap<&'static str, u32>,
 }
 
 impl Container {
-    fn new(path: String) -> Container {
-        Container { path, counts: HashMap::new() }
+    fn new(step: String) -> Container {
+        Container { step, counts: HashMap::new() }
     }
-    fn child(&mut self, tag: &'static str) -> String {
-        let n = self.counts.entry(tag).or_insert(0);
-        *n += 1;
-        format!("{}/{tag}[{n}]", self.path)
+}
+
+/// Element paths keep at most this many steps: the first (`body`) and the
+/// nearest the block, with `…` between, so content controls nested
+/// thousands deep cost no more per block.
+pub const MAX_PATH_STEPS: usize = 64;
+
+/// The path of the next `tag` child of the innermost container.
+fn child_path(containers: &mut [Container], tag: &'static str) -> String {
+    let Some((last, _)) = containers.split_last_mut() else { return String::new() };
+    let n = last.counts.entry(tag).or_insert(0);
+    *n += 1;
+    let step = format!("{tag}[{n}]");
+    let steps: Vec<&str> = containers.iter().map(|c| c.step.as_str()).chain([step.as_str()]).collect();
+    if steps.len() <= MAX_PATH_STEPS {
+        return steps.join("/");
     }
+    let tail = &steps[steps.len() - (MAX_PATH_STEPS - 2)..];
+    format!("{}/…/{}", steps[0], tail.join("/"))
 }
 
 /// The walk's state.
@@ -78,6 +92,8 @@ pub struct Walker<'s> {
     /// paragraphs are inside the paragraph anchoring it).
     para: Option<Para>,
     outer: Vec<Option<Para>>,
+    /// How many of `outer` are paragraphs (text boxes open).
+    anchors: usize,
     tables: Vec<Table>,
     /// Consecutive list items not yet emitted, and the first one's path.
     list: Option<(String, String)>,
@@ -100,6 +116,7 @@ impl<'s> Walker<'s> {
             open: Vec::new(),
             para: None,
             outer: Vec::new(),
+            anchors: 0,
             tables: Vec::new(),
             list: None,
             containers: Vec::new(),
@@ -134,16 +151,14 @@ impl<'s> Walker<'s> {
     /// Whether the walk is at block level of the body (or of a block-level
     /// content control): not in a paragraph, table or text box.
     fn block_level(&self) -> bool {
-        self.para.is_none() && self.tables.is_empty() && self.outer.iter().all(Option::is_none)
+        self.para.is_none() && self.tables.is_empty() && self.anchors == 0
     }
 
     /// The path of a new block-level `tag`, or the anchor's path inside a
     /// text box (empty inside a table, where the table's path serves).
     fn element(&mut self, tag: &'static str) -> String {
-        if self.block_level() {
-            if let Some(c) = self.containers.last_mut() {
-                return c.child(tag);
-            }
+        if self.block_level() && !self.containers.is_empty() {
+            return child_path(&mut self.containers, tag);
         }
         let anchor = self.para.iter().chain(self.outer.iter().rev().flatten()).next();
         anchor.map(|p| p.element.clone()).unwrap_or_default()
@@ -156,18 +171,22 @@ impl<'s> Walker<'s> {
                 Open::Container
             }
             (Ns::W, tag @ (b"sdt" | b"customXml")) if self.block_level() && !self.containers.is_empty() => {
-                let path = self.element(if tag == b"sdt" { "sdt" } else { "customXml" });
-                self.containers.push(Container::new(path));
+                let tag = if tag == b"sdt" { "sdt" } else { "customXml" };
+                let Some(last) = self.containers.last_mut() else { return Ok(()) };
+                let n = last.counts.entry(tag).or_insert(0);
+                *n += 1;
+                let step = format!("{tag}[{n}]");
+                self.containers.push(Container::new(step));
                 Open::Container
             }
             (Ns::W, b"sdtContent") if self.block_level() && self.open.last() == Some(&Open::Container) => {
-                let path = self.containers.last().map(|c| format!("{}/sdtContent", c.path)).unwrap_or_default();
-                self.containers.push(Container::new(path));
+                self.containers.push(Container::new("sdtContent".into()));
                 Open::Container
             }
             (Ns::W, b"p") => {
                 let element = self.element("p");
                 let outer = self.para.take();
+                self.anchors += usize::from(outer.is_some());
                 self.outer.push(outer);
                 self.para = Some(Para { element, ..Para::default() });
                 Open::Para
@@ -293,6 +312,7 @@ impl<'s> Walker<'s> {
             Open::Para => {
                 let done = self.para.take();
                 self.para = self.outer.pop().flatten();
+                self.anchors = self.anchors.saturating_sub(usize::from(self.para.is_some()));
                 if let Some(p) = done {
                     self.paragraph(p);
                 }
@@ -304,9 +324,11 @@ impl<'s> Walker<'s> {
                 }
             }
             Open::Row => {
+                let nested = self.tables.len() > 1;
                 if let Some(t) = self.tables.last_mut() {
                     if t.cells.iter().any(|c| !c.is_empty()) {
-                        let row = t.cells.join(" | ");
+                        // A nested table's cells are flattened into its cell: no separators.
+                        let row = t.cells.join(if nested { " " } else { " | " });
                         t.rows.push(row);
                     }
                     t.cells.clear();
