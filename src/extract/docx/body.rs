@@ -2,7 +2,9 @@
 //! stacks (no recursion at any depth): paragraphs, headings, lists and
 //! tables become blocks of the extracted text in document order.
 
-use super::styles::{marker, outline_verdict, NumRef, Numbering, Styles, Verdict};
+use super::styles::{
+    marker, outline_verdict, NumRef, Numbering, Styles, Verdict, RANK_CHAPTER_NUMBER, RANK_CHAPTER_TITLE,
+};
 use super::xml::{attr, local, val_num, Ev, Ns, Xml};
 use crate::error::Result;
 use crate::extract::{BlockKind, TextBuilder};
@@ -377,6 +379,23 @@ impl<'s> Walker<'s> {
         let verdict = outline_verdict(p.outline).or_else(|| self.styles.heading(p.style.as_deref()));
         if let Some(Verdict::Heading(rank)) = verdict {
             self.flush_list();
+            // A chapter number right before its title: one heading of two
+            // lines ("Chapter 7" / "Ownership"), ranked as the title, so the
+            // number is in every heading path and is no section of its own.
+            let blocks = &mut self.b.out.structure.blocks;
+            let last = self.headings.last_mut().filter(|h| h.0 + 1 == blocks.len());
+            if let (RANK_CHAPTER_TITLE, Some(last)) = (rank, last) {
+                if last.1 == RANK_CHAPTER_NUMBER {
+                    last.1 = RANK_CHAPTER_TITLE;
+                    let out = &mut self.b.out.text;
+                    out.push('\n');
+                    out.push_str(&text);
+                    if let Some(b) = blocks.last_mut() {
+                        b.range.end = out.len();
+                    }
+                    return;
+                }
+            }
             let before = self.b.out.structure.blocks.len();
             self.b.block(&text, BlockKind::Heading(1), Some(p.element));
             if self.b.out.structure.blocks.len() > before {

@@ -184,20 +184,27 @@ fn publisher_styles_by_name_and_hierarchy() {
     ]
     .concat();
     let out = run(&docx(&body, Some(&styles), None));
+    // The chapter number and the title after it are one heading.
     assert_eq!(
         blocks(&out),
         vec![
-            (BlockKind::Heading(1), "Chapter 3"),
-            (BlockKind::Heading(2), "Ownership"),
+            (BlockKind::Heading(1), "Chapter 3\nOwnership"),
             (BlockKind::Paragraph, "Intro."),
-            (BlockKind::Heading(3), "What it is"),
+            (BlockKind::Heading(2), "What it is"),
             (BlockKind::Paragraph, "Text."),
-            (BlockKind::Heading(4), "Rules"),
-            (BlockKind::Heading(4), "More rules"),
-            (BlockKind::Heading(5), "Detail"),
+            (BlockKind::Heading(3), "Rules"),
+            (BlockKind::Heading(3), "More rules"),
+            (BlockKind::Heading(4), "Detail"),
             (BlockKind::Paragraph, "Aside"),
         ]
     );
+    assert_eq!(out.structure.blocks[0].element.as_deref(), Some("body/p[1]"));
+    // A chapter number alone is a heading above the title.
+    let body =
+        [styled("CN", "Chapter 3"), p("Epigraph."), styled("ChapterTitle", "Ownership"), styled("HeadA", "A")].concat();
+    let out = run(&docx(&body, Some(&styles), None));
+    let kinds: Vec<BlockKind> = out.structure.blocks.iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, [BlockKind::Heading(1), BlockKind::Paragraph, BlockKind::Heading(2), BlockKind::Heading(3)]);
 }
 
 #[test]
