@@ -59,20 +59,6 @@ pub fn string<'t>(raw: &'t str, value: &str) -> Cow<'t, str> {
     Cow::Owned(out)
 }
 
-/// The length of `json.dumps(s)`, without writing it.
-pub fn str_len(s: &str) -> usize {
-    let mut n = 2;
-    for c in s.chars() {
-        n += match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-            ' '..='~' => 1,
-            c if (c as u32) < 0x1_0000 => 6,
-            _ => 12,
-        };
-    }
-    n
-}
-
 /// Printable ASCII that needs no escape.
 #[inline]
 fn is_plain(b: u8) -> bool {
@@ -139,9 +125,17 @@ pub fn float_repr(x: f64) -> String {
     if x == 0.0 {
         return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
     }
-    // Rust's `{:e}` gives the shortest digits that round-trip, as Python's
-    // repr does (`d.ddde±x`).
-    let sci = format!("{:e}", x.abs());
+    // Rust's `{:e}` gives the shortest digits that read back to `x`, as
+    // Python's repr does (`d.ddde±x`). When two strings of that length are
+    // equally near (the double lies halfway: 2113062213193150.25), Python
+    // takes the even one and Rust's shortest may take the other; Rust's
+    // fixed-precision form rounds halfway cases to even, so it is Python's
+    // whenever it reads back to `x` too.
+    let a = x.abs();
+    let short = format!("{a:e}");
+    let n = short.split_once('e').map_or(0, |(m, _)| m.bytes().filter(u8::is_ascii_digit).count());
+    let even = format!("{a:.*e}", n.saturating_sub(1));
+    let sci = if even != short && even.parse::<f64>() == Ok(a) { even } else { short };
     let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
     let exp: i32 = exp.parse().expect("an integer exponent");
     let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
@@ -180,6 +174,20 @@ pub fn float_repr(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The length of `json.dumps(s)`, without writing it.
+    fn str_len(s: &str) -> usize {
+        let mut n = 2;
+        for c in s.chars() {
+            n += match c {
+                '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+                ' '..='~' => 1,
+                c if (c as u32) < 0x1_0000 => 6,
+                _ => 12,
+            };
+        }
+        n
+    }
 
     fn dumps(s: &str) -> String {
         let mut out = String::new();
@@ -227,6 +235,9 @@ mod tests {
             ("1.7976931348623157e308", "1.7976931348623157e+308"),
             ("123.456", "123.456"),
             ("0.30000000000000004", "0.30000000000000004"),
+            // Halfway between two 17-digit strings: Python takes the even one.
+            ("2113062213193150.2", "2113062213193150.2"),
+            ("2113062213193150.3", "2113062213193150.2"),
         ];
         for (literal, python) in cases {
             assert_eq!(number(literal), python, "{literal}");
