@@ -55,14 +55,9 @@ impl Document {
     /// Read a file. `lossy` replaces invalid UTF-8 instead of refusing it.
     /// Its kind comes from its extension (else from its content); HTML and
     /// PDF are extracted.
+    /// A format set with [`set_format_in`] overrides the extension.
     pub fn load(path: &Path, lossy: bool) -> Result<Self> {
-        Self::load_as(path, lossy, None)
-    }
-
-    /// [`Document::load`], read as `kind` when one is given (`--format-in`)
-    /// rather than as its extension says.
-    pub fn load_as(path: &Path, lossy: bool, kind: Option<DocKind>) -> Result<Self> {
-        let kind = kind.or_else(|| DocKind::from_extension(path));
+        let kind = format_in().or_else(|| DocKind::from_extension(path));
         let mut doc = Self::read_as(Source::Path(path), lossy, kind)?;
         doc.path = Some(path.to_path_buf());
         Ok(doc)
@@ -72,7 +67,7 @@ impl Document {
     /// ([`crate::input::Cap::document`]); a binary stream is refused after
     /// its first 8 KiB rather than read to the limit.
     pub fn read(src: Source<'_>, lossy: bool) -> Result<Self> {
-        Self::read_as(src, lossy, None)
+        Self::read_as(src, lossy, format_in())
     }
 
     fn read_as(src: Source<'_>, lossy: bool, kind: Option<DocKind>) -> Result<Self> {
@@ -168,6 +163,20 @@ impl Document {
             structure: Some(Arc::new(ex.structure)),
         })
     }
+}
+
+/// The format every file is read as, whatever its extension (`--format-in`).
+static FORMAT_IN: std::sync::RwLock<Option<DocKind>> = std::sync::RwLock::new(None);
+
+/// Read every file loaded from now on as `kind` (None: by its extension,
+/// else by its content): what `--format-in` sets for a run.
+pub fn set_format_in(kind: Option<DocKind>) {
+    *FORMAT_IN.write().unwrap_or_else(|e| e.into_inner()) = kind;
+}
+
+/// The format set with [`set_format_in`], if any.
+pub fn format_in() -> Option<DocKind> {
+    *FORMAT_IN.read().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Binary input is refused from its first 8 KiB, the same bytes whether the

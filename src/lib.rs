@@ -33,6 +33,7 @@ pub mod error;
 pub mod eval;
 pub mod export;
 pub mod extract;
+pub mod fit;
 pub mod input;
 pub mod io;
 pub mod languages;

@@ -65,6 +65,7 @@ class Chunker:
         langchain: dict[str, Any] = ...,
         semantic: dict[str, Any] = ...,
         embed_text: dict[str, Any] = ...,
+        json: dict[str, Any] = ...,
         hierarchical: dict[str, Any] = ...,
         cluster: dict[str, Any] = ...,
         code: dict[str, Any] = ...,
@@ -78,8 +79,10 @@ class Chunker:
     def chunk(self, text: str | bytes) -> list[Chunk]:
         """The chunks of `text` (str, or bytes holding UTF-8), in order."""
     def chunk_file(self, path: str | os.PathLike[str]) -> list[Chunk]:
-        """A file's chunks as `chunktui chunk FILE` gives them: HTML and PDF are
-        extracted first, and offsets and text are those of the extracted text."""
+        """A file's chunks as `chunktui chunk FILE` gives them: HTML, PDF and Word
+        (.docx) are extracted first, and offsets and text are those of the
+        extracted text; JSON, JSONL and CSV/TSV are read as record data (their
+        records for `document`, `json` and `rows`)."""
     def chunk_many(
         self, texts: Iterable[str | bytes], threads: int | None = None, names: Iterable[str] | None = None
     ) -> list[list[Chunk]]:

@@ -32,6 +32,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
     "cluster": {"objective": "adjacent", "piece_size": 30, "split_cost": 0.25},
     "code": {"language": "rust"},
     "embed_text": {"enabled": True, "fit": True},
+    "json": {"convert_lists": True, "min_chunk_size": 120},
     "hierarchical": {"base": "sentence", "levels": [3000, 600]},
     "langchain": {
         "headers": [["#", "H1"]],

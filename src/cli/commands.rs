@@ -150,6 +150,14 @@ pub fn apply_file_defaults(config: &mut ChunkConfig, flags: &super::ChunkFlags, 
     if flags.config.is_some() {
         return;
     }
+    // Word files, JSON, JSONL and CSV get their own strategy unless one is named.
+    let kind = crate::document::format_in().or_else(|| crate::document::DocKind::from_extension(file));
+    if let Some(kind) = kind.filter(|k| k.is_records() || *k == crate::document::DocKind::Docx) {
+        if flags.strategy.is_none() {
+            config.strategy = super::corpus::strategy_for(kind);
+            config.normalize();
+        }
+    }
     // Prose (Markdown included), not code, whose letters are mostly CJK.
     let language = crate::document::DocKind::language(file).filter(|&l| l != "markdown");
     let cjk = language.is_none() && mostly_cjk(file);
@@ -452,6 +460,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         }
         false => (None, measure(&chunker, &doc, limit, None)?),
     };
+    let fit = fit_of(&config, &doc, opts.as_ref())?;
     let lint = match (lint, &opts) {
         (Some(l), Some(o)) => super::lint::Report::of(&doc, l, o),
         _ => super::lint::Report::off(),
@@ -480,6 +489,9 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             /// Embeddings API requests, inputs, tokens, cache hits, retries and time.
             #[serde(skip_serializing_if = "Option::is_none")]
             embeddings: Option<serde_json::Value>,
+            /// Does it need chunking: how many records (or the document) fit as they are.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            fit: Option<&'a crate::fit::Fit>,
         }
         let out = Out {
             file: file.display().to_string(),
@@ -495,6 +507,7 @@ fn stats(cmd: StatsCmd) -> Result<()> {
             model_settings: super::eval::configured_model_settings(&config)?,
             llm: llm_usage(),
             embeddings: embed_usage(),
+            fit: fit.as_ref(),
         };
         // Written as it is serialised: `lint_findings` can list millions.
         return emit_with(None, &mut |w| {
@@ -533,10 +546,32 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         if s.uncovered_chars > 0 {
             let _ = writeln!(t, "uncovered     {} non-whitespace chars are in no chunk", s.uncovered_chars);
         }
+        if let Some(fit) = &fit {
+            let _ = writeln!(t, "chunking?     {}", fit.advice);
+        }
         lint.table(&mut t);
         t
     };
     emit(text.as_bytes(), None)
+}
+
+/// "Does it need chunking?" for one input: said for record data (how many
+/// records fit as they are), and for a document only when it fits whole.
+pub(crate) fn fit_of(
+    config: &ChunkConfig,
+    doc: &Document,
+    opts: Option<&crate::lint::LintOptions>,
+) -> Result<Option<crate::fit::Fit>> {
+    let own;
+    let opts = match opts {
+        Some(o) => o,
+        None => {
+            own = super::lint::Report::options(config, doc)?;
+            &own
+        }
+    };
+    let (units, counts, limits) = crate::fit::count(doc, opts)?;
+    Ok(crate::fit::Fit::said(units, counts, &limits))
 }
 
 /// The embeddings API work of this run for `--json` output, when there was some.

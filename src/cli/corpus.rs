@@ -69,7 +69,11 @@ pub fn strategy_for(kind: DocKind) -> StrategyKind {
         DocKind::Markdown => StrategyKind::Markdown,
         DocKind::Html => StrategyKind::Html,
         DocKind::Code => StrategyKind::Code,
-        _ => StrategyKind::Recursive,
+        // A Word file's headings and tables are read as HTML's are.
+        DocKind::Docx => StrategyKind::Html,
+        DocKind::Json | DocKind::Jsonl => StrategyKind::Json,
+        DocKind::Csv | DocKind::Tsv => StrategyKind::Rows,
+        DocKind::Text | DocKind::Pdf => StrategyKind::Recursive,
     }
 }
 
@@ -264,6 +268,9 @@ struct FileStats {
     lint: BTreeMap<&'static str, usize>,
     #[serde(skip)]
     sizes: Vec<usize>,
+    /// Its records (or itself) against the size and the model's input.
+    #[serde(skip)]
+    fit: (crate::fit::Units, crate::fit::FitCounts, crate::fit::Limits),
 }
 
 fn stats_one(flags: &ChunkFlags, file: &Path, no_lint: bool) -> Result<std::result::Result<FileStats, String>> {
@@ -274,6 +281,7 @@ fn stats_one(flags: &ChunkFlags, file: &Path, no_lint: bool) -> Result<std::resu
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let linting = !no_lint && config.lint.enabled;
     let report = if linting { super::lint::Report::new(&config, &doc, &chunks)? } else { super::lint::Report::off() };
+    let fit = crate::fit::count(&doc, &super::lint::Report::options(&config, &doc)?)?;
     Ok(Ok(FileStats {
         file: file.display().to_string(),
         bytes: doc.text.len(),
@@ -282,6 +290,7 @@ fn stats_one(flags: &ChunkFlags, file: &Path, no_lint: bool) -> Result<std::resu
         stats: crate::stats::Stats::compute(&chunks, &doc.text, limit),
         lint: report.counts.iter().map(|(rule, n)| (rule.name(), *n)).collect(),
         sizes: chunks.iter().map(|c| c.size).collect(),
+        fit,
     }))
 }
 
@@ -313,6 +322,11 @@ pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
             *lint.entry(rule).or_default() += n;
         }
     }
+    let fit = done.iter().map(|f| f.fit).reduce(|(units, mut counts, limits), (u, c, _)| {
+        counts.merge(&c);
+        (units.and(u), counts, limits)
+    });
+    let fit = fit.map(|(units, counts, limits)| crate::fit::Fit::new(units, counts, &limits));
     let total = serde_json::json!({
         "files": done.len(),
         "skipped": skipped,
@@ -327,6 +341,7 @@ pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
         "over_limit": done.iter().map(|f| f.stats.over_limit).sum::<usize>(),
         "overlap_chars": done.iter().map(|f| f.stats.overlap_chars).sum::<usize>(),
         "lint": lint,
+        "fit": fit,
     });
     let text = if cmd.json {
         let out = serde_json::json!({ "files": done, "total": total });
@@ -364,6 +379,9 @@ pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
         );
         let rules: Vec<String> = lint.iter().map(|(r, n)| format!("{n} {r}")).collect();
         let _ = writeln!(t, "lint: {}; skipped {skipped}", rules.join(" · "));
+        if let Some(fit) = &fit {
+            let _ = writeln!(t, "chunking? {}", fit.advice);
+        }
         t
     };
     super::commands::emit(text.as_bytes(), None)

@@ -47,6 +47,10 @@ impl ChunkFlags {
     }
 
     pub fn resolve_named(&self) -> Result<(ChunkConfig, Option<ModelSource>)> {
+        // Before any file is read.
+        if let Some(name) = &self.format_in {
+            crate::document::set_format_in(Some(crate::document::DocKind::parse(name)?));
+        }
         let mut c = match &self.config {
             Some(path) => ChunkConfig::load_with(path, |c| self.apply_llm(c))?,
             None => ChunkConfig::default(),

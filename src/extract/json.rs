@@ -87,14 +87,14 @@ pub fn range_of(value: &Value<'_>) -> Range<usize> {
     r.start..r.end
 }
 
-/// A JSON file's structure: the items of a top-level array are its records;
-/// any other document is one record.
+/// A JSON file's structure: the items of a top-level array are its
+/// records; any other document has none (it is one document).
 pub fn json_structure(text: &str, name: &str) -> Result<Structure> {
     let value = parse(text, name)?;
     let lines = LineIndex::new(text);
     let records = match &value {
         Value::Array(array) => array.elements.iter().map(|v| lines.record(range_of(v))).collect(),
-        other => vec![lines.record(range_of(other))],
+        _ => Vec::new(),
     };
     Ok(Structure { records, record_kind: Some(super::RecordKind::JsonItems), ..Structure::default() })
 }
@@ -191,6 +191,6 @@ mod tests {
         let s = json_structure(text, "x.json").unwrap();
         let lines: Vec<_> = s.records.iter().map(|r| r.line).collect();
         assert_eq!(lines, [2, 3]);
-        assert_eq!(json_structure("{\"k\": 1}", "x").unwrap().records.len(), 1);
+        assert!(json_structure("{\"k\": 1}", "x").unwrap().records.is_empty());
     }
 }

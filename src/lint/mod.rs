@@ -38,6 +38,9 @@ pub enum Scope {
     Markdown,
     /// Sizes: every document.
     Any,
+    /// Every document but record data (JSON, JSONL, CSV): whose records
+    /// are whole things, however short.
+    Documents,
 }
 
 /// One row of the rule table.
@@ -100,7 +103,7 @@ pub const RULES: &[RuleSpec] = &[
         name: "tiny-fragment",
         help: "a chunk under a tenth of the size: too little to retrieve on its own",
         default_on: true,
-        scope: Scope::Any,
+        scope: Scope::Documents,
     },
     RuleSpec {
         rule: Rule::OverModelLimit,
@@ -365,6 +368,7 @@ pub fn rules_help() -> String {
             Scope::Prose => " (text, Markdown)",
             Scope::Markdown => " (Markdown)",
             Scope::Any => "",
+            Scope::Documents => " (not JSON, JSONL, CSV records)",
         };
         out.push_str(&format!("  {:<17} {}{only}\n", r.name, r.help));
     }

@@ -50,6 +50,8 @@ pub fn rules_for(config: &ChunkConfig, kind: DocKind) -> Vec<Rule> {
 fn enabled(config: &ChunkConfig, kind: DocKind) -> Vec<Rule> {
     let applies = |scope| match scope {
         Scope::Any => true,
+        // A record is as long as it is: short ones are not fragments.
+        Scope::Documents => !kind.is_records(),
         Scope::Prose => matches!(kind, DocKind::Text | DocKind::Markdown),
         Scope::Markdown => kind == DocKind::Markdown,
     };

@@ -42,7 +42,6 @@ impl Strategy for Whole {
 fn records(text: &str, structure: &Structure, cx: &Context<'_>) -> Result<Vec<Chunk>> {
     let index = cx.size_index(text)?;
     let header = structure.header.clone().map(|r| text[r].to_string());
-    let array = structure.records.len() > 1 || text.trim_start().starts_with('[');
     let chunks = structure.records.iter().enumerate().map(|(i, record)| {
         let mut c = sized(record.range.clone(), &index);
         match structure.record_kind {
@@ -51,8 +50,8 @@ fn records(text: &str, structure: &Structure, cx: &Context<'_>) -> Result<Vec<Ch
                 c.meta.header = header.clone();
                 c.meta.rows = Some([i as u32 + 1; 2]);
             }
-            Some(RecordKind::JsonItems) if array => c.meta.json_path = Some(format!("$[{i}]")),
-            _ => {}
+            Some(RecordKind::JsonItems) => c.meta.json_path = Some(format!("$[{i}]")),
+            None => {}
         }
         c
     });

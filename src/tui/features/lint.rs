@@ -24,6 +24,8 @@ pub struct LintReq {
     pub chunks: Arc<Vec<Chunk>>,
     /// The workbench's `--max-tokens`, over the config's `lint.max_tokens`.
     pub max_tokens: Option<usize>,
+    /// Record data's records, for "does it need chunking?".
+    pub structure: Option<Arc<crate::extract::Structure>>,
 }
 
 /// What a lint job found: findings (indices into the pane's `all_chunks`)
@@ -32,6 +34,8 @@ pub struct LintReq {
 pub struct Linted {
     pub findings: Arc<Vec<Finding>>,
     pub rules: Vec<Rule>,
+    /// Does it need chunking (see [`crate::fit`]).
+    pub fit: Option<crate::fit::Fit>,
 }
 
 /// The lint of the chunks on screen.
@@ -46,6 +50,8 @@ pub struct PaneLint {
     /// Findings of the shown level per rule that ran, zeros included.
     pub counts: Vec<(Rule, usize)>,
     pub error: Option<String>,
+    /// Does it need chunking: said for record data, and for a document that fits whole.
+    pub fit: Option<crate::fit::Fit>,
 }
 
 impl PaneLint {
@@ -93,7 +99,10 @@ pub fn run(req: &LintReq, models: &mut ModelTokens) -> Msg {
         // The text's token tally is kept across key presses.
         let (text, chunks) = (&req.text, &req.chunks);
         let findings = crate::lint::with_kept_tally(text, &opts, |t| crate::lint::lint_with(text, chunks, &opts, t));
-        Linted { findings: Arc::new(findings), rules: opts.rules }
+        let fit = crate::fit::count_text(text, req.structure.as_deref(), &opts)
+            .ok()
+            .and_then(|(units, counts, limits)| crate::fit::Fit::said(units, counts, &limits));
+        Linted { findings: Arc::new(findings), rules: opts.rules, fit }
     });
     Msg::Linted { pane: req.pane, rev: req.rev, result }
 }
@@ -114,6 +123,7 @@ pub fn request(m: &mut Model, pane: usize) -> Option<Cmd> {
         text: m.text.clone(),
         chunks: p.all_chunks.clone(),
         max_tokens: m.max_tokens,
+        structure: m.structure.clone(),
     }))
 }
 
@@ -125,7 +135,7 @@ pub fn linted(m: &mut Model, pane: usize, rev: u64, result: Result<Linted, Strin
     match result {
         Ok(l) => {
             let counts = l.rules.iter().map(|&r| (r, 0)).collect();
-            p.lint = PaneLint { rev, all: l.findings, shown: Vec::new(), counts, error: None };
+            p.lint = PaneLint { rev, all: l.findings, shown: Vec::new(), counts, error: None, fit: l.fit };
             reshow(p);
         }
         Err(e) => p.lint = PaneLint { rev, error: Some(e), ..PaneLint::default() },

@@ -115,9 +115,14 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     if let Some(line) = super::lint::stats_line(m, p, theme) {
         lines.push(line);
     }
+    if let Some(fit) = &pane.lint.fit {
+        let style = if fit.needs_chunking { theme.text } else { theme.accent };
+        lines.push(Line::styled(format!("chunking? {}", fit.advice), style));
+    }
     // The selected chunk's LLM descriptions and the agent's choice.
     let selected = if p == m.active { m.selected } else { None };
     if let Some(c) = selected.and_then(|i| pane.chunks.get(i)) {
+        lines.extend(whereabouts(&c.meta).map(|w| Line::styled(w, theme.dim)));
         for (k, v) in c.meta.fields.iter().filter(|(k, _)| DESCRIBED.contains(&k.as_str())) {
             lines.push(Line::styled(format!("{k}: {v}"), theme.text));
         }
@@ -126,6 +131,15 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
         lines.push(Line::styled(format!("⚠ {}", w.short()), theme.warn));
     }
     lines
+}
+
+/// Where the selected chunk is in record data: its JSON path, JSONL line,
+/// CSV rows.
+fn whereabouts(meta: &crate::chunk::ChunkMeta) -> impl Iterator<Item = String> + '_ {
+    let rows = meta.rows.map(|[a, b]| if a == b { format!("row {a}") } else { format!("rows {a}-{b}") });
+    let path = meta.json_path.as_ref().map(|p| format!("path {p}"));
+    let line = meta.line.map(|l| format!("line {l}"));
+    [path, line, rows].into_iter().flatten()
 }
 
 /// The pane's error, wrapped to `width` columns: it says what to do next,
