@@ -103,7 +103,7 @@ fn cut(doc: &Document, config: &ChunkConfig) -> Cut {
 
 fn configs() -> Vec<ChunkConfig> {
     let mut out = Vec::new();
-    for strategy in StrategyKind::all().into_iter().filter(|k| k.is_plain()) {
+    for strategy in StrategyKind::all().into_iter().filter(|k| k.is_plain() && k.spec().reads_any_text()) {
         for (unit, size, overlap) in [(Unit::Chars, 400, 60), (Unit::Tokens, 120, 0)] {
             let mut c = ChunkConfig { strategy, unit, size, overlap, ..ChunkConfig::default() };
             c.normalize();

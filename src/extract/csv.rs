@@ -51,10 +51,11 @@ fn rows(text: &str, delimiter: u8) -> std::result::Result<Vec<Range<usize>>, csv
             break;
         }
         // The reader's position sits before a row's line break, so a row
-        // read from there opens with the last row's break (and blank lines).
+        // read from there opens with the last row's break (and blank lines);
+        // a spreadsheet's export may open with a byte order mark.
         let end = reader.position().byte() as usize;
         let slice = &text[start..end];
-        let lead = slice.len() - slice.trim_start_matches(['\n', '\r']).len();
+        let lead = slice.len() - slice.trim_start_matches(['\n', '\r', '\u{feff}']).len();
         let row = slice[lead..].trim_end_matches(['\n', '\r']);
         if !row.trim().is_empty() {
             out.push(start + lead..start + lead + row.len());
@@ -97,6 +98,13 @@ mod tests {
         assert_eq!(&text[s.header.clone().unwrap()], "id,name,notes");
         let rows: Vec<_> = s.records.iter().map(|r| (&text[r.range.clone()], r.line)).collect();
         assert_eq!(rows, [("1,茶,\"two\nlines, and a comma\"", 2), ("2,coffee,plain", 5)]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_in_the_header() {
+        let text = "\u{feff}id;name\n1;tea\n";
+        let s = structure(text, b';', "x.csv").unwrap();
+        assert_eq!(&text[s.header.unwrap()], "id;name");
     }
 
     #[test]

@@ -90,12 +90,23 @@ pub fn range_of(value: &Value<'_>) -> Range<usize> {
 /// A JSON file's structure: the items of a top-level array are its
 /// records; any other document has none (it is one document).
 pub fn json_structure(text: &str, name: &str) -> Result<Structure> {
-    let value = parse(text, name)?;
+    check(text).map_err(|e| Error::input(format!("{name} is not valid JSON: {e}")))?;
     let lines = LineIndex::new(text);
-    let records = match &value {
-        Value::Array(array) => array.elements.iter().map(|v| lines.record(range_of(v))).collect(),
-        _ => Vec::new(),
+    // The items alone, as borrowed slices of the text: no tree of a file
+    // of megabytes is built just to find them.
+    let items = match text.trim_start().starts_with('[') {
+        true => serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text)
+            .map_err(|e| Error::input(format!("{name} is not valid JSON: {e}")))?,
+        false => Vec::new(),
     };
+    let start_of = |raw: &serde_json::value::RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    let records = items
+        .iter()
+        .map(|raw| {
+            let start = start_of(raw);
+            lines.record(start..start + raw.get().len())
+        })
+        .collect();
     Ok(Structure { records, record_kind: Some(super::RecordKind::JsonItems), ..Structure::default() })
 }
 

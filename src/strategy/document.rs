@@ -21,6 +21,7 @@ pub const SPEC: Spec = Spec {
     options: &[],
     option: None,
     recut: None,
+    formats: &[],
     build: |_| Ok(Box::new(Whole)),
 };
 

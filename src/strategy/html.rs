@@ -34,6 +34,7 @@ pub const SPEC: Spec = Spec {
     options: &["--levels", "--preset", "--separators", "--regex"],
     option: Some(OptionKnob { show: |c| format!("levels={:?}", c.markdown.levels), next: next_levels }),
     recut: None,
+    formats: &[],
     build: |c| {
         let prose = Separators::from_options(&c.recursive, StrategyKind::Html)?;
         Ok(Box::new(Sections { prose, lines: Separators(vec![Sep::Line, Sep::Whitespace, Sep::Grapheme]) }))

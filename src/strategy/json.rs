@@ -19,6 +19,7 @@
 use super::recursive::{self, Sep, Separators};
 use super::{sized, Context, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::{Chunk, MAX_LABEL_CHARS};
+use crate::document::DocKind;
 use crate::error::Result;
 use crate::extract::json::{parse, range_of};
 use crate::extract::RecordKind;
@@ -32,6 +33,7 @@ pub const SPEC: Spec = Spec {
            when over it; meta.json_path on each (JSONL: a chunk per record)",
     size: SizeRule::Limit,
     overlap: OverlapRule::None,
+    formats: &[DocKind::Json, DocKind::Jsonl],
     ..Spec::new(|_| Ok(Box::new(JsonValues)))
 };
 

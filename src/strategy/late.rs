@@ -24,6 +24,7 @@ pub const SPEC: Spec = Spec {
     options: &["--model", "semantic.late_boundaries", "--embeddings"],
     option: Some(OptionKnob { show: |c| format!("boundaries={}", boundary_kind(c)), next: next_boundaries }),
     recut: None,
+    formats: &[],
     build: |c| Ok(Box::new(Late { boundaries: boundaries(c)? })),
 };
 

@@ -240,6 +240,8 @@ pub struct Spec {
     /// Re-cut from a cached sentence analysis without embedding again (the
     /// workbench's fast path for threshold and size changes).
     pub recut: Option<semantic::Recut>,
+    /// The document formats it cuts (JSON, CSV...); empty: any text.
+    pub formats: &'static [crate::document::DocKind],
     /// Check and compile the settings this strategy reads.
     pub build: fn(&ChunkConfig) -> Result<Box<dyn Strategy>>,
 }
@@ -261,6 +263,7 @@ impl Spec {
             options: &[],
             option: None,
             recut: None,
+            formats: &[],
             build,
         }
     }
@@ -274,6 +277,16 @@ impl Spec {
     pub fn uses_overlap(&self) -> bool {
         self.overlap == OverlapRule::Units
     }
+    /// Cuts any text, not only documents of some formats.
+    pub fn reads_any_text(&self) -> bool {
+        self.formats.is_empty()
+    }
+
+    /// Cuts a document of `kind`.
+    pub fn reads(&self, kind: crate::document::DocKind) -> bool {
+        self.formats.is_empty() || self.formats.contains(&kind)
+    }
+
     /// Reads the recursive separators (`--preset`, `--separators`).
     pub fn uses_preset(&self) -> bool {
         self.options.contains(&"--preset")

@@ -11,6 +11,7 @@
 use super::recursive::{self, Separators};
 use super::{sized, Context, OverlapRule, SizeRule, Spec, Strategy, StrategyKind};
 use crate::chunk::Chunk;
+use crate::document::DocKind;
 use crate::error::Result;
 use crate::extract::{csv, RecordKind, Structure};
 use crate::size::SizeIndex;
@@ -21,6 +22,7 @@ pub const SPEC: Spec = Spec {
     help: "CSV/TSV by rows: whole rows packed up to --size with the header, which starts each chunk's embed text",
     size: SizeRule::Limit,
     overlap: OverlapRule::None,
+    formats: &[DocKind::Csv, DocKind::Tsv],
     options: &["--preset"],
     ..Spec::new(|c| Ok(Box::new(Rows { prose: Separators::from_options(&c.recursive, StrategyKind::Rows)? })))
 };

@@ -93,6 +93,7 @@ pub const SPEC: Spec = Spec {
     options: &["--max-sentences", "--overlap-sentences"],
     option: Some(OptionKnob { show: show_option, next: next_overlap }),
     recut: None,
+    formats: &[],
     build: |_| Ok(Box::new(Sentences)),
 };
 

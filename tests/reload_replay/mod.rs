@@ -52,7 +52,7 @@ pub enum Op {
 
 /// A model of a `.md` file chunked by one of the non-model strategies.
 pub fn initial(text: String, kind: DocKind, strategy: usize, size: usize, overlap: usize, compare: bool) -> Model {
-    let strategies = non_model_strategies();
+    let strategies: Vec<_> = non_model_strategies().into_iter().filter(|k| k.spec().reads_any_text()).collect();
     let mut c = ChunkConfig::default();
     c.strategy = strategies[strategy % strategies.len()];
     c.size = size.max(1);

@@ -56,6 +56,7 @@ pub const SPEC: Spec = Spec {
     options: &["--language", "--preset", "--separators", "--regex"],
     option: Some(OptionKnob { show: |c| format!("language={}", shown_language(c)), next: next_language }),
     recut: None,
+    formats: &[],
     build,
 };
 

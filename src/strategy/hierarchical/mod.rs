@@ -48,6 +48,7 @@ pub const SPEC: Spec = Spec {
     options: &["--levels", "--base", "--preset", "--separators", "--regex"],
     option: Some(OptionKnob { show: |c| format!("base={}", c.hierarchical.base), next: next_base }),
     recut: None,
+    formats: &[],
     build: |c| Ok(Box::new(Hierarchical::new(c)?)),
 };
 

@@ -507,6 +507,7 @@ pub const SPEC: Spec = Spec {
     options: &["langchain.headers", "langchain.strip_headers", "langchain.return_each_line"],
     option: None,
     recut: None,
+    formats: &[],
     build: |_| Ok(Box::new(HeaderSections)),
 };
 

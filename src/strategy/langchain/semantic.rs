@@ -175,6 +175,7 @@ pub const SPEC: Spec = Spec {
     ],
     option: Some(BUFFER),
     recut: None,
+    formats: &[],
     build: |_| Ok(Box::new(SemanticChunker)),
 };
 

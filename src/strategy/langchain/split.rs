@@ -698,6 +698,7 @@ pub const CHARACTER: Spec = Spec {
     options: &["--separator", "--regex", "--keep-separator", "--no-strip"],
     option: Some(super::STRIP_WHITESPACE),
     recut: None,
+    formats: &[],
     build: |c| Ok(Box::new(Splitter { split: character, ordered: in_text_order(c, false) })),
 };
 
@@ -713,6 +714,7 @@ pub const RECURSIVE: Spec = Spec {
     options: &["--separators", "--regex", "--keep-separator", "--no-strip"],
     option: Some(super::STRIP_WHITESPACE),
     recut: None,
+    formats: &[],
     build: |c| Ok(Box::new(Splitter { split: recursive, ordered: in_text_order(c, true) })),
 };
 

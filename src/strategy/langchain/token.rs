@@ -107,6 +107,7 @@ pub const SPEC: Spec = Spec {
     options: &["--tokenizer"],
     option: None,
     recut: None,
+    formats: &[],
     build: |_| Ok(Box::new(TokenWindows)),
 };
 

@@ -204,6 +204,7 @@ pub const SPEC: Spec = Spec {
     options: &["--levels", "--preset", "--separators", "--regex"],
     option: Some(OptionKnob { show: |c| format!("levels={:?}", c.markdown.levels), next: next_levels }),
     recut: None,
+    formats: &[],
     build: |c| Ok(Box::new(Sections { prose: Separators::from_options(&c.recursive, StrategyKind::Markdown)? })),
 };
 

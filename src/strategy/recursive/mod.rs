@@ -370,6 +370,7 @@ pub const SPEC: Spec = Spec {
     options: &["--preset", "--separators", "--regex"],
     option: None,
     recut: None,
+    formats: &[],
     build: |c| Ok(Box::new(Recursive { seps: Separators::from_options(&c.recursive, StrategyKind::Recursive)? })),
 };
 

@@ -59,6 +59,7 @@ pub const SPEC: Spec = Spec {
         },
     }),
     recut: Some(RECUT),
+    formats: &[],
     build: |_| Ok(Box::new(FromAnalysis(RECUT))),
 };
 

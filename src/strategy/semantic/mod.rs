@@ -97,6 +97,7 @@ pub const SEMANTIC: Spec = Spec {
     options: OPTIONS,
     option: Some(BUFFER),
     recut: Some(Recut { pieces: Pieces::Sentences { single: false }, cut: |a, _, c| a.cut(threshold(c), limits(c)) }),
+    formats: &[],
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
 
@@ -115,6 +116,7 @@ pub const GROUPING: Spec = Spec {
         pieces: Pieces::Sentences { single: true },
         cut: |a, _, c| a.group_by_mean(threshold(c), limits(c)),
     }),
+    formats: &[],
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
 
@@ -133,6 +135,7 @@ pub const ADAPTIVE: Spec = Spec {
         pieces: Pieces::Sentences { single: false },
         cut: |a, _, c| a.adaptive(threshold(c), limits(c)),
     }),
+    formats: &[],
     build: |c| Ok(Box::new(FromAnalysis(recut_of(c)))),
 };
 

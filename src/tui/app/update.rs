@@ -413,9 +413,17 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         param => {
             let active = m.active;
             let tokenizers = m.tokenizers.clone();
+            let kind = m.kind;
             let pane = &mut m.panes[active];
             let before = pane.config.clone();
-            if let Some(msg) = crate::tui::features::params::apply(&mut pane.config, param, &tokenizers) {
+            let applied = crate::tui::features::params::apply(&mut pane.config, param, &tokenizers);
+            // The strategy keys pass by strategies made for other formats
+            // (`json` on a Markdown file).
+            let applied = applied.map(|msg| {
+                crate::tui::features::params::skip_other_formats(&mut pane.config, param, kind, &tokenizers)
+                    .unwrap_or(msg)
+            });
+            if let Some(msg) = applied {
                 let held = pane.held.follow(&before, &mut pane.config, param);
                 let fallback = matches!(param, Action::CycleStrategy | Action::CycleStrategyAll)
                     .then(|| crate::tui::features::params::fallback_note(&pane.config, m.kind))

@@ -142,6 +142,7 @@ fn ms(d: Duration) -> String {
 pub fn run(args: &BenchArgs, start: ChunkConfig) -> Result<()> {
     let path = &args.file;
     let doc = Document::load(path, false)?;
+    let doc_kind = doc.kind;
     let screen = Rect::new(0, 0, args.width, args.height);
     let theme = Theme::dark();
     let mut term = Terminal::new(TestBackend::new(args.width, args.height)).map_err(|e| Error::Io(e.to_string()))?;
@@ -189,7 +190,7 @@ pub fn run(args: &BenchArgs, start: ChunkConfig) -> Result<()> {
         "{:<26} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "strategy", "chunks", "p95", "top p50", "top p95", "mid p95", "max", "p95"
     );
-    let all = non_model_strategies();
+    let all: Vec<_> = non_model_strategies().into_iter().filter(|k| k.spec().reads(doc_kind)).collect();
     if let Some(unknown) = args.strategy.iter().find(|s| !all.iter().any(|k| k.name() == s.as_str())) {
         let names: Vec<&str> = all.iter().map(|k| k.name()).collect();
         return Err(Error::Config(format!("bench: unknown strategy {unknown:?}: choose from {}", names.join(", "))));

@@ -2,6 +2,7 @@
 //! way that stays valid (overlap below size, size at least 1).
 
 use crate::config::{ChunkConfig, StrategyKind, Unit};
+use crate::document::DocKind;
 use crate::strategy::recursive::preset_names;
 use crate::tui::app::keymap::Action;
 
@@ -23,6 +24,22 @@ fn next<T: PartialEq + Copy>(list: &[T], cur: T) -> T {
 
 pub fn non_model_strategies() -> Vec<StrategyKind> {
     StrategyKind::all().into_iter().filter(|k| k.is_plain()).collect()
+}
+
+/// After a strategy key: go on past strategies that do not read documents
+/// of `kind`, saying where it stopped (None: the first was fine).
+pub fn skip_other_formats(c: &mut ChunkConfig, action: Action, kind: DocKind, tokenizers: &[String]) -> Option<String> {
+    if !matches!(action, Action::CycleStrategy | Action::CycleStrategyAll) || c.strategy.spec().reads(kind) {
+        return None;
+    }
+    let mut said = None;
+    for _ in 0..StrategyKind::all().len() {
+        said = apply(c, action, tokenizers);
+        if c.strategy.spec().reads(kind) {
+            break;
+        }
+    }
+    said
 }
 
 /// Apply a parameter action; returns a one-line description of the change,
@@ -118,8 +135,7 @@ pub fn apply(c: &mut ChunkConfig, action: Action, tokenizers: &[String]) -> Opti
 /// What a structure strategy does with a document that lacks its structure,
 /// said when the strategy is picked: it then cuts as `recursive` does, and
 /// the same chunks under another name would look like a fault.
-pub fn fallback_note(c: &ChunkConfig, kind: crate::document::DocKind) -> Option<String> {
-    use crate::document::DocKind;
+pub fn fallback_note(c: &ChunkConfig, kind: DocKind) -> Option<String> {
     match c.strategy {
         StrategyKind::Html if kind != DocKind::Html => {
             Some("not an HTML file: it cuts the text by separators, as recursive does".to_string())
