@@ -27,9 +27,7 @@ pub fn structure(text: &str, delimiter: u8, name: &str) -> Result<Structure> {
     let header = rows.next().map(|r| r.range);
     let records: Vec<Record> = rows.collect();
     if records.is_empty() {
-        return Err(Error::input(format!(
-            "{name} holds a header row and no data rows: there is nothing to chunk"
-        )));
+        return Err(Error::input(format!("{name} holds a header row and no data rows: there is nothing to chunk")));
     }
     Ok(Structure {
         records,

@@ -145,7 +145,14 @@ mod tests {
     fn cut(text: &str, size: usize) -> Vec<(String, [u32; 2])> {
         let config = ChunkConfig { strategy: StrategyKind::Rows, size, overlap: 0, ..Default::default() };
         let sizer = Sizer::chars();
-        let cx = Context { config: &config, sizer: &sizer, model: None, control: Control::none(), structure: None, index: None };
+        let cx = Context {
+            config: &config,
+            sizer: &sizer,
+            model: None,
+            control: Control::none(),
+            structure: None,
+            index: None,
+        };
         let chunks = SPEC.build.clone()(&config).unwrap().chunk(text, &cx).unwrap();
         assert!(chunks.iter().all(|c| c.meta.header.as_deref() == text.lines().next()));
         chunks.into_iter().map(|c| (text[c.range].to_string(), c.meta.rows.unwrap())).collect()
@@ -155,7 +162,10 @@ mod tests {
     fn rows_are_packed_whole_under_the_header() {
         let text = "id,name\n1,tea\n2,\"green\ntea\"\n3,coffee\n";
         // Header "id,name" is 7 chars + 2: 22 leave 13 for rows.
-        assert_eq!(cut(text, 22), [("1,tea".to_string(), [1, 1]), ("2,\"green\ntea\"".to_string(), [2, 2]), ("3,coffee".to_string(), [3, 3])]);
+        assert_eq!(
+            cut(text, 22),
+            [("1,tea".to_string(), [1, 1]), ("2,\"green\ntea\"".to_string(), [2, 2]), ("3,coffee".to_string(), [3, 3])]
+        );
         assert_eq!(cut(text, 200), [("1,tea\n2,\"green\ntea\"\n3,coffee".to_string(), [1, 3])]);
     }
 
