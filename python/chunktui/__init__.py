@@ -42,6 +42,14 @@ def _point_at_onnxruntime() -> None:
 
 _point_at_onnxruntime()
 
-from ._chunktui import Chunk, Chunker, ModelError, __version__, llm_strategies, strategies  # noqa: E402
+from ._chunktui import (  # noqa: E402
+    Chunk,
+    Chunker,
+    ModelError,
+    __version__,
+    format_strategies,
+    llm_strategies,
+    strategies,
+)
 
-__all__ = ["Chunk", "Chunker", "ModelError", "__version__", "llm_strategies", "strategies"]
+__all__ = ["Chunk", "Chunker", "ModelError", "__version__", "format_strategies", "llm_strategies", "strategies"]

@@ -104,4 +104,8 @@ def strategies() -> list[tuple[str, bool]]:
 def llm_strategies() -> list[str]:
     """The strategies that ask an LLM endpoint (`llm.url`, `llm.model`)."""
 
+def format_strategies() -> list[tuple[str, list[str]]]:
+    """The strategies made for some document formats, with those formats
+    (`("json", ["json", "jsonl"])`); every other strategy cuts any text."""
+
 def _chunker_from_json(json: str) -> Chunker: ...

@@ -168,6 +168,14 @@ fn llm_strategies() -> Vec<&'static str> {
     StrategyKind::ALL.iter().filter(|k| k.needs_llm()).map(|k| k.name()).collect()
 }
 
+/// The strategies made for some document formats, and those formats
+/// (`json`: json, jsonl); every other strategy cuts any text.
+#[pyfunction]
+fn format_strategies() -> Vec<(&'static str, Vec<&'static str>)> {
+    let formats = |k: &StrategyKind| k.spec().formats.iter().map(|f| f.name()).collect::<Vec<_>>();
+    StrategyKind::ALL.iter().filter(|k| !k.spec().reads_any_text()).map(|k| (k.name(), formats(k))).collect()
+}
+
 #[pymodule]
 fn _chunktui(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyChunker>()?;
@@ -175,6 +183,7 @@ fn _chunktui(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ModelError", m.py().get_type::<ModelError>())?;
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
     m.add_function(wrap_pyfunction!(llm_strategies, m)?)?;
+    m.add_function(wrap_pyfunction!(format_strategies, m)?)?;
     m.add_function(wrap_pyfunction!(_chunker_from_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

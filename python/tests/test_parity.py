@@ -19,9 +19,13 @@ import pytest
 import chunktui
 from pkgtest import REPO, chunktui_bin, cli_records, corpus_files, read
 
-# The LLM strategies are checked against a real server in test_llm.py.
+# The LLM strategies are checked against a real server in test_llm.py, the
+# ones made for JSON and CSV on such data in test_formats.py.
+FOR_FORMATS = {name for name, _ in chunktui.format_strategies()}
 NON_MODEL = [
-    name for name, needs_model in chunktui.strategies() if not needs_model and name not in chunktui.llm_strategies()
+    name
+    for name, needs_model in chunktui.strategies()
+    if not needs_model and name not in chunktui.llm_strategies() and name not in FOR_FORMATS
 ]
 
 
