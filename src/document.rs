@@ -256,18 +256,8 @@ impl DocKind {
     /// The kind `assets/languages.toml` gives the file's extension, if any.
     pub fn from_extension(path: &Path) -> Option<Self> {
         let ext = path.extension().and_then(|e| e.to_str())?;
-        Some(match crate::languages::kind(ext)? {
-            "markdown" => DocKind::Markdown,
-            "html" => DocKind::Html,
-            "code" => DocKind::Code,
-            "pdf" => DocKind::Pdf,
-            "docx" => DocKind::Docx,
-            "json" => DocKind::Json,
-            "jsonl" => DocKind::Jsonl,
-            "csv" => DocKind::Csv,
-            "tsv" => DocKind::Tsv,
-            _ => DocKind::Text,
-        })
+        let name = crate::languages::kind(ext)?;
+        Some(Self::ALL.into_iter().find(|k| k.name() == name).unwrap_or(DocKind::Text))
     }
 
     /// Its name for `--format-in` and messages.

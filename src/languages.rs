@@ -71,7 +71,8 @@ mod tests {
         assert_eq!(extensions().language.len(), count(&asset.language), "an extension has two languages");
         assert_eq!(extensions().grammar.len(), count(&asset.grammar), "an extension has two grammars");
         for kind in asset.kind.keys() {
-            assert!(["markdown", "html", "code", "text", "pdf"].contains(&kind.as_str()), "no kind '{kind}'");
+            let known = crate::document::DocKind::ALL.iter().any(|k| k.name() == kind);
+            assert!(known, "no kind '{kind}'");
         }
         for language in asset.language.keys() {
             assert!(crate::strategy::recursive::preset_names().contains(&language.as_str()), "no preset '{language}'");
