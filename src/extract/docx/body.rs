@@ -132,7 +132,7 @@ impl<'s> Walker<'s> {
     /// Walk the whole part.
     pub fn walk(&mut self, x: &mut Xml<'_>) -> Result<()> {
         loop {
-            match x.next()? {
+            match x.event()? {
                 Ev::Eof => break,
                 Ev::Start(ns, e) => self.start(x, ns, &e)?,
                 Ev::Empty(ns, e) => self.empty(ns, &e),

@@ -28,7 +28,8 @@
 //!
 //! **Blocks.** A paragraph is a block (its blank lines dropped); a heading
 //! is a `Heading(level)` block (see [`styles`] for how a paragraph is found
-//! to be one and [`levels`] for its level); consecutive list paragraphs
+//! to be one and [`levels`] for its level; a chapter number and the chapter
+//! title right after it are one heading of two lines); consecutive list paragraphs
 //! (`w:numPr` on the paragraph or its style, `w:numId` not 0) are one
 //! `List` block, an item a line, indented two spaces per `w:ilvl`, marked
 //! `- ` or with its number as numbering.xml formats it (`1.`, `a.`, `iv.`);

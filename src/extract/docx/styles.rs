@@ -14,6 +14,10 @@
 //! 2. its own outline level (`w:outlineLvl` 0..8 is a heading of that
 //!    level; 9 is body text and stops the search: Word's `TOC Heading`);
 //! 3. the style it is based on (`w:basedOn`), and so on up the chain.
+//!
+//! A paragraph's own outline level comes before all of these. A chapter
+//! number followed at once by a chapter title becomes one heading of two
+//! lines at the title's rank (see `body.rs`).
 
 use super::xml::{attr, local, val_num, Ev, Ns, Xml};
 use crate::error::Result;
@@ -70,7 +74,7 @@ impl Styles {
         // The paragraph style being read, and the depth its element is at.
         let mut cur: Option<(String, Style, usize)> = None;
         loop {
-            let (start, e) = match x.next()? {
+            let (start, e) = match x.event()? {
                 Ev::Eof => break,
                 Ev::End => {
                     if cur.as_ref().is_some_and(|c| x.depth() < c.2) {
@@ -232,7 +236,7 @@ impl Numbering {
         let mut num_id: Option<u32> = None;
         let mut level: Option<(u8, String, u32)> = None;
         loop {
-            let (start, e) = match x.next()? {
+            let (start, e) = match x.event()? {
                 Ev::Eof => break,
                 Ev::Start(Ns::W, e) => (true, e),
                 Ev::Empty(Ns::W, e) => (false, e),

@@ -77,7 +77,7 @@ impl<'i> Xml<'i> {
 
     /// The next event that matters (declarations, comments and processing
     /// instructions are passed over).
-    pub fn next(&mut self) -> Result<Ev<'i>> {
+    pub fn event(&mut self) -> Result<Ev<'i>> {
         loop {
             let (ns, event) = match self.r.read_resolved_event() {
                 Ok((res, event)) => (ns_of(&res), event),
