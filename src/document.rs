@@ -102,7 +102,7 @@ impl Document {
                 "{name} is named like a PDF but does not start with %PDF-: it is not a PDF (or it is damaged)"
             )));
         }
-        if kind == Some(DocKind::Docx) || extract::is_zip(&bytes) {
+        if kind == Some(DocKind::Docx) || extract::is_zip(&bytes) || extract::is_ole(&bytes) {
             return Self::extracted(extract::docx_checked(&bytes, name)?, DocKind::Docx, name);
         }
         refuse_binary(&bytes, name)?;
@@ -183,7 +183,7 @@ pub fn format_in() -> Option<DocKind> {
 /// whole file is at hand or only the head of a stream.
 fn refuse_binary(bytes: &[u8], name: &str) -> Result<()> {
     // A PDF or a Word file is binary, and read through its extractor.
-    if extract::pdf::is_pdf(bytes) || extract::is_zip(bytes) {
+    if extract::pdf::is_pdf(bytes) || extract::is_zip(bytes) || extract::is_ole(bytes) {
         return Ok(());
     }
     if let Some(msg) = utf16_message(bytes, name) {

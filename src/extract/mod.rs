@@ -24,6 +24,12 @@ pub fn is_zip(bytes: &[u8]) -> bool {
     bytes.starts_with(b"PK\x03\x04")
 }
 
+/// Whether `bytes` open like an OLE compound file: a password-encrypted
+/// `.docx` or an old binary `.doc`, which the Word extractor names as such.
+pub fn is_ole(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1])
+}
+
 /// A Word file's text and structure, or why it cannot be read.
 #[cfg(feature = "docx")]
 pub fn docx_checked(bytes: &[u8], name: &str) -> crate::error::Result<Extracted> {
