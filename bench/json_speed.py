@@ -19,11 +19,14 @@ sha256 is printed).
 LangChain's time is `split_text` alone (the dict already loaded, as its API
 takes it), the median of --repeat calls after an untimed one; `json.loads`
 is timed on its own beside it. chunktui's time is the whole process (start,
-reading and parsing the file, cutting, printing the summary), the median of
+reading and parsing the file, cutting, printing the summary; `--no-lint`,
+as the lint section counts every chunk's tokens), the median of
 --repeat runs after an untimed one, and beside it the cutting alone, as
 `chunktui stats` reports it ("chunked in"). The ratio is LangChain's
 `split_text` over chunktui's whole process: it leaves out the JSON parsing
-on LangChain's side and counts it on chunktui's.
+on LangChain's side and counts it on chunktui's; the last column is the
+ratio to chunktui's cutting alone (which parses the JSON, as LangChain's
+json.loads does not).
 """
 
 from __future__ import annotations
@@ -119,8 +122,9 @@ def cli_flags(size: int, convert_lists: bool) -> list[str]:
 
 def cli_stats(cli: Path, path: Path, size: int, convert_lists: bool) -> tuple[int, float]:
     """chunktui's chunk count and the cutting time it reports."""
-    done = subprocess.run([str(cli), "stats", str(path), *cli_flags(size, convert_lists)], capture_output=True,
-                          text=True)
+    # --no-lint: the lint section counts every chunk's tokens, work LangChain does not do.
+    done = subprocess.run([str(cli), "stats", str(path), "--no-lint", *cli_flags(size, convert_lists)],
+                          capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"chunktui stats failed: {done.stderr}")
     return parse_stats(done.stdout)
@@ -163,10 +167,10 @@ def main() -> None:
             f"JSON: {mb:.2f} MB built from the corpus (sha256 {hashlib.sha256(text.encode()).hexdigest()[:16]}); "
             f"json.loads {loads_s:.3f} s. Load average {os.getloadavg()[0]:.1f}. Medians of {args.repeat} runs.",
             "",
-            "| setting | chunks | LangChain split_text | chunktui process | chunktui cutting | ratio |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| setting | chunks | LangChain split_text | chunktui process | chunktui cutting | ratio | ratio (cutting) |",
+            "|---|---:|---:|---:|---:|---:|---:|",
         ]
-        worst = float("inf")
+        worst = worst_cut = float("inf")
         for size in args.sizes:
             for convert_lists in (False, True):
                 setting = f"size {size}, convert_lists={convert_lists}"
@@ -178,12 +182,17 @@ def main() -> None:
                     raise SystemExit(f"{setting}: chunktui's chunks differ from LangChain's")
                 ratio = lc_s / proc_s
                 worst = min(worst, ratio)
+                worst_cut = min(worst_cut, lc_s / cut_s)
                 lines.append(
                     f"| {setting} | {count} | {lc_s:.3f} s ({mb / lc_s:.1f} MB/s) | {proc_s:.3f} s "
-                    f"({mb / proc_s:.1f} MB/s) | {cut_s:.3f} s ({mb / cut_s:.1f} MB/s) | {ratio:.1f}x |"
+                    f"({mb / proc_s:.1f} MB/s) | {cut_s:.3f} s ({mb / cut_s:.1f} MB/s) | {ratio:.1f}x | {lc_s / cut_s:.1f}x |"
                 )
                 print(lines[-1], file=sys.stderr)
-        lines += ["", f"chunktui (whole process) is at least {worst:.1f}x as fast as LangChain's split_text here."]
+        lines += [
+            "",
+            f"chunktui is at least {worst:.1f}x as fast as LangChain's split_text here as a whole process, "
+            f"{worst_cut:.1f}x counting its cutting (JSON parsing included) alone.",
+        ]
     report = "\n".join(lines)
     print(report)
     if args.out:

@@ -178,6 +178,21 @@ impl JsonSplitter {
     }
 }
 
+/// `path` as a metadata label ([`crate::chunk::label`]: whitespace runs as
+/// one space, at most [`MAX_LABEL_CHARS`]), without rewriting a path that
+/// is one already (most are).
+fn as_label(path: String) -> String {
+    let plain = path.len() <= MAX_LABEL_CHARS
+        && !path.ends_with(' ')
+        && !path.contains("  ")
+        && !path.chars().any(|c| c.is_whitespace() && c != ' ');
+    if plain {
+        path
+    } else {
+        crate::chunk::label(&path, MAX_LABEL_CHARS)
+    }
+}
+
 /// LangChain's `_json_split` over one document, handing each chunk over as
 /// soon as the next one starts.
 struct Cut<'a, 'n, 't> {
@@ -291,7 +306,10 @@ impl<'a, 'n, 't> Cut<'a, 'n, 't> {
     fn finish(&mut self, last: bool) {
         let empty = self.spine[0] == 0;
         self.close_to(0);
-        let text = std::mem::replace(&mut self.text, String::from("{"));
+        // The next chunk's text, with room for about as much as this one.
+        let mut next = String::with_capacity(self.text.len().max(64));
+        next.push('{');
+        let text = std::mem::replace(&mut self.text, next);
         debug_assert_eq!(text.len(), self.size, "the kept size is the chunk's length: {text}");
         self.size = 2;
         self.spine.push(0);
@@ -313,7 +331,7 @@ impl<'a, 'n, 't> Cut<'a, 'n, 't> {
                 step.push_step(&mut path);
             }
         }
-        chunk.meta.json_path = Some(crate::chunk::label(&path, MAX_LABEL_CHARS));
+        chunk.meta.json_path = Some(as_label(path));
         chunk.meta.line = self.doc.line;
         if self.doc.source[start..end] != *text {
             chunk.meta.text = Some(text);

@@ -160,21 +160,17 @@ impl<'t> Builder<'t> {
 
 /// Whether some key of `props` is given twice.
 fn has_duplicate(props: &[jsonc_parser::ast::ObjectProp<'_>]) -> bool {
-    let name = |p: &jsonc_parser::ast::ObjectProp<'_>| -> String {
+    fn name<'p>(p: &'p jsonc_parser::ast::ObjectProp<'_>) -> &'p str {
         match &p.name {
-            ObjectPropName::String(s) => s.value.to_string(),
-            ObjectPropName::Word(w) => w.value.to_string(),
+            ObjectPropName::String(s) => &s.value,
+            ObjectPropName::Word(w) => w.value,
         }
-    };
+    }
     if props.len() <= 8 {
-        let names: Vec<String> = props.iter().map(name).collect();
-        return names.iter().enumerate().any(|(i, a)| names[..i].contains(a));
+        return props.iter().enumerate().any(|(i, a)| props[..i].iter().any(|b| name(a) == name(b)));
     }
     let mut seen = std::collections::HashSet::with_capacity(props.len());
-    props.iter().any(|p| match &p.name {
-        ObjectPropName::String(s) => !seen.insert(s.value.as_ref()),
-        ObjectPropName::Word(w) => !seen.insert(w.value),
-    })
+    props.iter().any(|p| !seen.insert(name(p)))
 }
 
 /// `len(json.dumps(d))` of a dict with these entries.
