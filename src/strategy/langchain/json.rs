@@ -447,6 +447,14 @@ mod tests {
     }
 
     #[test]
+    fn paths_are_labels_as_the_other_metadata() {
+        let long = format!("$.{}", "k".repeat(300));
+        for path in ["$.a['b c'][3]", "$['a  b']", "$['a\tb']", "$['\u{3000}x']", "$['x ']", long.as_str()] {
+            assert_eq!(as_label(path.to_string()), crate::chunk::label(path, MAX_LABEL_CHARS), "{path}");
+        }
+    }
+
+    #[test]
     fn a_small_min_chunk_size_leaves_empty_chunks_in_between() {
         // min_chunk_size=0: a chunk of `{}` is "big enough" to close.
         let text = r#"{"a": "xxxxxxxxxxxxxxxxxxxx", "b": "yyyyyyyyyyyyyyyyyyyy"}"#;
