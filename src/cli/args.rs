@@ -70,6 +70,7 @@ pub struct OpenArgs {
     pub retriever: Option<String>,
 }
 
+#[cfg(feature = "tui")]
 impl From<&OpenArgs> for crate::tui::Options {
     fn from(a: &OpenArgs) -> Self {
         let OpenArgs { theme, keymap, compare, max_tokens, queries, retriever } = a.clone();

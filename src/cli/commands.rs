@@ -460,7 +460,8 @@ fn stats(cmd: StatsCmd) -> Result<()> {
         }
         false => (None, measure(&chunker, &doc, limit, None)?),
     };
-    let fit = fit_of(&config, &doc, opts.as_ref())?;
+    // Advice, like lint: `--no-lint` gives the numbers only.
+    let fit = if cmd.no_lint { None } else { fit_of(&config, &doc, opts.as_ref())? };
     let lint = match (lint, &opts) {
         (Some(l), Some(o)) => super::lint::Report::of(&doc, l, o),
         _ => super::lint::Report::off(),

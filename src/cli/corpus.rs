@@ -268,9 +268,10 @@ struct FileStats {
     lint: BTreeMap<&'static str, usize>,
     #[serde(skip)]
     sizes: Vec<usize>,
-    /// Its records (or itself) against the size and the model's input.
+    /// Its records (or itself) against the size and the model's input
+    /// (None with `--no-lint`: the numbers only).
     #[serde(skip)]
-    fit: (crate::fit::Units, crate::fit::FitCounts, crate::fit::Limits),
+    fit: Option<(crate::fit::Units, crate::fit::FitCounts, crate::fit::Limits)>,
 }
 
 fn stats_one(flags: &ChunkFlags, file: &Path, no_lint: bool) -> Result<std::result::Result<FileStats, String>> {
@@ -281,7 +282,10 @@ fn stats_one(flags: &ChunkFlags, file: &Path, no_lint: bool) -> Result<std::resu
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let linting = !no_lint && config.lint.enabled;
     let report = if linting { super::lint::Report::new(&config, &doc, &chunks)? } else { super::lint::Report::off() };
-    let fit = crate::fit::count(&doc, &super::lint::Report::options(&config, &doc)?)?;
+    let fit = match no_lint {
+        true => None,
+        false => Some(crate::fit::count(&doc, &super::lint::Report::options(&config, &doc)?)?),
+    };
     Ok(Ok(FileStats {
         file: file.display().to_string(),
         bytes: doc.text.len(),
@@ -322,7 +326,7 @@ pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
             *lint.entry(rule).or_default() += n;
         }
     }
-    let fit = done.iter().map(|f| f.fit).reduce(|(units, mut counts, limits), (u, c, _)| {
+    let fit = done.iter().filter_map(|f| f.fit).reduce(|(units, mut counts, limits), (u, c, _)| {
         counts.merge(&c);
         (units.and(u), counts, limits)
     });

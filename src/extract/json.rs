@@ -21,6 +21,23 @@ pub fn parse<'t>(text: &'t str, name: &str) -> Result<Value<'t>> {
     tree(text).map_err(|e| Error::input(format!("{name} could not be read as JSON: {e}")))
 }
 
+/// [`parse`] of text that loading checked already when `checked` (a `.json`
+/// file's whole text, a JSONL file's line: see [`loaded`]): the tree alone,
+/// without checking it again.
+pub fn parse_loaded<'t>(text: &'t str, name: &str, checked: bool) -> Result<Value<'t>> {
+    if !checked {
+        return parse(text, name);
+    }
+    tree(text).map_err(|e| Error::input(format!("{name} could not be read as JSON: {e}")))
+}
+
+/// Whether loading checked the JSON of the text `structure` describes: a
+/// JSON file whole, a JSONL file line by line.
+pub fn loaded(structure: Option<&Structure>) -> bool {
+    structure
+        .is_some_and(|s| matches!(s.record_kind, Some(super::RecordKind::JsonItems | super::RecordKind::JsonLines)))
+}
+
 /// How deep arrays and objects may nest (serde_json's own limit for values).
 pub const MAX_DEPTH: usize = 128;
 

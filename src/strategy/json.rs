@@ -21,7 +21,7 @@ use super::{sized, Context, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::{Chunk, MAX_LABEL_CHARS};
 use crate::document::DocKind;
 use crate::error::Result;
-use crate::extract::json::{parse, range_of};
+use crate::extract::json::{loaded, parse_loaded, range_of};
 use crate::extract::RecordKind;
 use crate::size::SizeIndex;
 use jsonc_parser::ast::{ObjectPropName, Value};
@@ -59,12 +59,13 @@ impl Strategy for JsonValues {
                         emit(cut.chunk(record.range.clone(), None));
                         continue;
                     }
-                    let value = parse(&text[record.range.clone()], &format!("line {}", record.line))?;
+                    let name = format!("line {}", record.line);
+                    let value = parse_loaded(&text[record.range.clone()], &name, true)?;
                     cut.value(&Shifted(&value, record.range.start), "$", emit);
                 }
             }
             None => {
-                let value = parse(text, "the text")?;
+                let value = parse_loaded(text, "the text", loaded(cx.structure))?;
                 cut.value(&Shifted(&value, 0), "$", emit);
             }
         }
@@ -216,13 +217,30 @@ fn key_of(name: &ObjectPropName<'_>) -> String {
 
 /// `.key` for a plain identifier, else `['key']`.
 fn key_step(key: &str) -> String {
+    let mut out = String::new();
+    push_key_step(&mut out, key);
+    out
+}
+
+/// [`key_step`] onto `out` (the langchain-json strategy's paths too).
+pub(crate) fn push_key_step(out: &mut String, key: &str) {
     let plain = key.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && key.chars().all(|c| c.is_alphanumeric() || c == '_');
     if plain {
-        format!(".{key}")
+        out.push('.');
+        out.push_str(key);
     } else {
-        format!("['{}']", key.replace('\\', "\\\\").replace('\'', "\\'"))
+        out.push('[');
+        push_quoted(out, key);
+        out.push(']');
     }
+}
+
+/// `'key'`, its backslashes and quotes escaped.
+fn push_quoted(out: &mut String, key: &str) {
+    out.push('\'');
+    out.push_str(&key.replace('\\', "\\\\").replace('\'', "\\'"));
+    out.push('\'');
 }
 
 /// The JSONPath of consecutive members: one member's own path; items `i`
@@ -236,7 +254,11 @@ fn group_path(path: &str, group: &[Member<'_, '_>]) -> String {
                 let keys: Vec<String> = group
                     .iter()
                     .filter_map(|m| match &m.name {
-                        Name::Key(k) => Some(format!("'{}'", k.replace('\\', "\\\\").replace('\'', "\\'"))),
+                        Name::Key(k) => {
+                            let mut quoted = String::new();
+                            push_quoted(&mut quoted, k);
+                            Some(quoted)
+                        }
                         Name::Index(_) => None,
                     })
                     .collect();

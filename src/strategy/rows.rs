@@ -153,7 +153,7 @@ mod tests {
             structure: None,
             index: None,
         };
-        let chunks = SPEC.build.clone()(&config).unwrap().chunk(text, &cx).unwrap();
+        let chunks = (SPEC.build)(&config).unwrap().chunk(text, &cx).unwrap();
         assert!(chunks.iter().all(|c| c.meta.header.as_deref() == text.lines().next()));
         chunks.into_iter().map(|c| (text[c.range].to_string(), c.meta.rows.unwrap())).collect()
     }

@@ -53,8 +53,9 @@ mod tree;
 use super::super::{collect_each, Context, OptionKnob, OverlapRule, SizeRule, Spec, Strategy};
 use crate::chunk::{Chunk, MAX_LABEL_CHARS};
 use crate::config::{ChunkConfig, Unit};
+use crate::document::DocKind;
 use crate::error::{Error, Result};
-use crate::extract::json::parse;
+use crate::extract::json::{loaded, parse_loaded};
 use crate::extract::RecordKind;
 use jsonc_parser::ast::Value;
 use tree::{write_node, Builder, Entry, Kind};
@@ -68,6 +69,7 @@ pub const SPEC: Spec = Spec {
     forces_unit: Some(Unit::Chars),
     options: &["--json-convert-lists", "--json-min-chunk-size"],
     option: Some(CONVERT_LISTS),
+    formats: &[DocKind::Json, DocKind::Jsonl],
     ..Spec::new(build)
 };
 
@@ -110,11 +112,14 @@ impl Strategy for JsonSplitter {
                 for record in &structure.records {
                     let name = format!("line {}", record.line);
                     let doc = Doc { source: text, base: record.range.start, line: Some(record.line) };
-                    self.split(&text[record.range.clone()], &doc, &name, &mut order, emit)?;
+                    self.split(&text[record.range.clone()], &doc, &name, true, &mut order, emit)?;
                 }
             }
             None if text.trim().is_empty() => {}
-            None => self.split(text, &Doc { source: text, base: 0, line: None }, "the text", &mut order, emit)?,
+            None => {
+                let doc = Doc { source: text, base: 0, line: None };
+                self.split(text, &doc, "the text", loaded(cx.structure), &mut order, emit)?
+            }
         }
         Ok(())
     }
@@ -143,10 +148,11 @@ impl JsonSplitter {
         json: &str,
         doc: &Doc<'_>,
         name: &str,
+        checked: bool,
         order: &mut Order,
         emit: &mut dyn FnMut(Chunk),
     ) -> Result<()> {
-        let value = parse(json, name)?;
+        let value = parse_loaded(json, name, checked)?;
         let type_name = match &value {
             Value::Object(_) => None,
             Value::Array(_) if self.convert_lists => None,

@@ -3,6 +3,7 @@
 //! with the length `json.dumps` gives it and where it lies in the source.
 
 use super::pydumps;
+use crate::strategy::json::push_key_step;
 use jsonc_parser::ast::{ObjectPropName, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -61,21 +62,6 @@ impl Entry<'_> {
                 let _ = write!(out, "[{i}]");
             }
         }
-    }
-}
-
-/// `.key` for a plain identifier, else `['key']` (the form the `json`
-/// strategy's paths take).
-fn push_key_step(out: &mut String, key: &str) {
-    let plain = key.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && key.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if plain {
-        out.push('.');
-        out.push_str(key);
-    } else {
-        out.push_str("['");
-        out.push_str(&key.replace('\\', "\\\\").replace('\'', "\\'"));
-        out.push_str("']");
     }
 }
 
