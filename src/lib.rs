@@ -27,6 +27,7 @@ pub mod config;
 pub mod contextual;
 pub mod diff;
 pub mod document;
+pub mod edits;
 pub mod embed_usage;
 pub mod embedding;
 pub mod error;

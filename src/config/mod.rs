@@ -113,6 +113,11 @@ pub struct ChunkConfig {
     pub llm: LlmOptions,
     #[serde(default, skip_serializing_if = "AgenticOptions::is_default")]
     pub agentic: AgenticOptions,
+    /// Hand-made boundaries: a `cut` starts a chunk at a spot, a `join`
+    /// keeps one from starting there; each anchored by the text around it
+    /// (see `chunktui chunk --help` and the README's "Hand-edited boundaries").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<crate::edits::Edit>,
     /// The user's own embedding model behind an OpenAI-compatible endpoint.
     #[serde(default, skip_serializing_if = "EmbedApiOptions::is_default")]
     pub embed: EmbedApiOptions,
@@ -161,6 +166,7 @@ impl Default for ChunkConfig {
             llm: LlmOptions::default(),
             embed: EmbedApiOptions::default(),
             agentic: AgenticOptions::default(),
+            edits: Vec::new(),
         }
     }
 }

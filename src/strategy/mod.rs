@@ -339,13 +339,53 @@ impl Configured {
         model: Option<&dyn Embedder>,
         control: Control<'_>,
     ) -> Result<Vec<Chunk>> {
+        self.chunk_in_file(text, structure, None, model, control)
+    }
+
+    /// [`Configured::chunk_in`] of the file at `path`: the config's edits
+    /// for that file (those that name none, and those that name it) are
+    /// applied (see [`crate::edits`]).
+    pub fn chunk_in_file(
+        &self,
+        text: &str,
+        structure: Option<&crate::extract::Structure>,
+        path: Option<&std::path::Path>,
+        model: Option<&dyn Embedder>,
+        control: Control<'_>,
+    ) -> Result<Vec<Chunk>> {
         let cx = Context { config: &self.config, sizer: &self.sizer, model, control, structure, index: None };
-        let mut chunks = self.strategy.chunk(text, &cx)?;
+        let resolved = self.resolve_edits(text, path);
+        let mut chunks = if resolved.is_empty() {
+            self.strategy.chunk(text, &cx)?
+        } else {
+            // The stretches between cuts, each cut on its own with the whole
+            // text in view; then the joins.
+            let index = cx.size_index(text)?;
+            let cx = Context { index: Some(&index), ..cx };
+            let stretches = crate::edits::stretches(&resolved.cuts, text.len());
+            let cut = self.strategy.chunk_within(text, &stretches, &cx)?.into_iter().flatten().collect();
+            crate::edits::apply(cut, &resolved, &|r| index.size(r))
+        };
         // Pages and element paths first: the embed text names them.
         if let Some(s) = structure {
             s.annotate(&mut chunks);
         }
         Ok(chunks)
+    }
+
+    /// The config's edits for the file at `path` (None: those that name no
+    /// file) resolved against `text`.
+    pub fn resolve_edits(&self, text: &str, path: Option<&std::path::Path>) -> crate::edits::Resolved {
+        if self.config.edits.is_empty() {
+            return crate::edits::Resolved::default();
+        }
+        let mine: Vec<crate::edits::Edit> = self.config.edits.iter().filter(|e| e.is_for(path)).cloned().collect();
+        let mut resolved = crate::edits::resolve(text, &mine);
+        // Report by the edit's place in the config, not in the filtered list.
+        let place: Vec<usize> = (0..self.config.edits.len()).filter(|&i| self.config.edits[i].is_for(path)).collect();
+        resolved.stale.iter_mut().for_each(|(i, _)| *i = place[*i]);
+        resolved.applied.iter_mut().for_each(|(i, _)| *i = place[*i]);
+        resolved
     }
 
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
@@ -430,7 +470,8 @@ impl Configured {
     /// Whether chunks can be handed over as they are cut: embed text and
     /// enrichment read the whole list (a chunk's context, fitting).
     pub fn cuts_each(&self) -> bool {
-        !self.config.embed_text.enabled && self.config.llm.enrich.is_empty()
+        // Edits are applied over the whole list (a join merges two chunks).
+        !self.config.embed_text.enabled && self.config.llm.enrich.is_empty() && self.config.edits.is_empty()
     }
 
     /// [`Configured::chunk_in`], each chunk handed to `emit` in order, cut by

@@ -78,6 +78,7 @@ impl ChunkConfig {
         if let Err(e) = check_separator_limits(self) {
             problems.push(e.to_string());
         }
+        problems.extend(crate::edits::problems(&self.edits));
         let sized = self.strategy.spec().reads_size();
         if sized && self.size == 0 {
             problems.push("size must be at least 1: set --size to the largest chunk you want".to_string());
