@@ -82,7 +82,14 @@ impl Chunker {
     /// strategy sees its structure, and every chunk gets `meta.element` /
     /// `meta.pages` from it, whatever the strategy.
     pub fn chunk_document(&self, doc: &Document) -> Result<Vec<Chunk>> {
-        self.chunk_structured(&doc.text, doc.structure.as_deref(), Control::none())
+        self.chunk_structured_at(&doc.text, doc.structure.as_deref(), doc.path.as_deref(), Control::none())
+    }
+
+    /// The config's hand-made boundaries for `doc` (those naming no file, and
+    /// those naming its file) found in its text: what applies and what is
+    /// stale (see [`crate::edits`]).
+    pub fn resolve_edits(&self, doc: &Document) -> crate::edits::Resolved {
+        self.configured.resolve_edits(&doc.text, doc.path.as_deref())
     }
 
     /// [`Chunker::chunk_document`], each chunk handed to `emit` in order as it
@@ -91,7 +98,8 @@ impl Chunker {
     pub fn chunk_document_each(&self, doc: &Document, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         let structure = doc.structure.as_deref();
         if !self.configured.cuts_each() {
-            self.chunk_structured(&doc.text, structure, Control::none())?.into_iter().for_each(emit);
+            let path = doc.path.as_deref();
+            self.chunk_structured_at(&doc.text, structure, path, Control::none())?.into_iter().for_each(emit);
             return Ok(());
         }
         let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
@@ -117,8 +125,20 @@ impl Chunker {
         structure: Option<&Structure>,
         control: Control<'_>,
     ) -> Result<Vec<Chunk>> {
+        self.chunk_structured_at(text, structure, None, control)
+    }
+
+    /// [`Chunker::chunk_structured`] of the file at `path` (for edits that
+    /// name their file).
+    pub fn chunk_structured_at(
+        &self,
+        text: &str,
+        structure: Option<&Structure>,
+        path: Option<&std::path::Path>,
+        control: Control<'_>,
+    ) -> Result<Vec<Chunk>> {
         let model = if self.config.strategy.needs_model() { Some(self.model()?) } else { None };
-        let chunks = self.configured.chunk_in(text, structure, model.as_deref(), control)?;
+        let chunks = self.configured.chunk_in_file(text, structure, path, model.as_deref(), control)?;
         let chunks = crate::contextual::attach(chunks, text, &self.configured)?;
         enrich(chunks, text, &self.config, control)
     }

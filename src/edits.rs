@@ -19,6 +19,23 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
+/// Set while a run reads many files (a folder, a glob): an edit that names
+/// no file applies to whichever file holds its text, so its absence from
+/// one file is not staleness; the run reports the edits no file held.
+static MANY_FILES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Say that this run reads many files (see [`MANY_FILES`]).
+pub fn set_many_files(many: bool) {
+    MANY_FILES.store(many, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether edit `e`, stale for `why` in one text, is stale for the run:
+/// in a run over many files an edit that names no file and is not in this
+/// text may be in another.
+pub fn stale_here(e: &Edit, why: &Stale) -> bool {
+    !(MANY_FILES.load(std::sync::atomic::Ordering::Relaxed) && e.file.is_none() && *why == Stale::Gone)
+}
+
 /// Longest anchor, in characters.
 pub const MAX_ANCHOR_CHARS: usize = 64;
 /// Most edits one config may hold.
@@ -281,12 +298,13 @@ pub fn apply(chunks: Vec<Chunk>, resolved: &Resolved, size: &dyn Fn(Range<usize>
 
 /// The stale edits as lines for stderr: `1 stale edit: cut "…|…" (its text is gone)`.
 pub fn stale_report(edits: &[Edit], resolved: &Resolved) -> Option<String> {
-    if resolved.stale.is_empty() {
+    let stale: Vec<_> = resolved.stale.iter().filter(|(i, why)| stale_here(&edits[*i], why)).collect();
+    if stale.is_empty() {
         return None;
     }
-    let n = resolved.stale.len();
+    let n = stale.len();
     let mut out = format!("{n} stale edit{} (not applied):", if n == 1 { "" } else { "s" });
-    for (i, why) in &resolved.stale {
+    for (i, why) in stale {
         let why = match why {
             Stale::Gone => "its text is gone".to_string(),
             Stale::Ambiguous(k) => format!("its text is found {k} times: add near = BYTE to pick one"),

@@ -73,6 +73,7 @@ class Chunker:
         llm: dict[str, Any] = ...,
         embed: dict[str, Any] = ...,
         agentic: dict[str, Any] = ...,
+        edits: list[dict[str, Any]] = ...,
     ) -> None: ...
     @staticmethod
     def from_config(path: str | os.PathLike[str], **kwargs: Any) -> Chunker: ...

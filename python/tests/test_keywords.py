@@ -27,6 +27,7 @@ TOP: dict[str, Any] = {
     "tokenizer": "o200k_base",
     "size": 321,
     "overlap": 12,
+    "edits": [{"op": "cut", "before": "end. ", "after": "Start", "near": 40}],
 }
 SECTIONS: dict[str, dict[str, Any]] = {
     "cluster": {"objective": "adjacent", "piece_size": 30, "split_cost": 0.25},

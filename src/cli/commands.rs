@@ -232,6 +232,9 @@ pub(super) fn prepare(flags: &super::ChunkFlags, file: &Path) -> Result<(ChunkCo
         eprintln!("chunktui: model {}", model.reason);
     }
     let chunker = Chunker::new(&config)?;
+    if let Some(report) = crate::edits::stale_report(&config.edits, &chunker.resolve_edits(&doc)) {
+        eprintln!("chunktui: {report}");
+    }
     Ok((config, doc, chunker))
 }
 

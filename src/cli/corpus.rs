@@ -58,9 +58,13 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Whether `chunk` should take the many-files path for these inputs.
+/// Whether `chunk` should take the many-files path for these inputs (and
+/// so hand-made boundaries apply to whichever file holds them).
 pub fn is_many(inputs: &[PathBuf]) -> bool {
-    inputs.len() > 1 || inputs.first().is_some_and(|p| p.is_dir() || (!p.exists() && p.to_string_lossy().contains('*')))
+    let many =
+        inputs.len() > 1 || inputs.first().is_some_and(|p| p.is_dir() || (!p.exists() && p.to_string_lossy().contains('*')));
+    crate::edits::set_many_files(many);
+    many
 }
 
 /// The strategy a file gets when neither `--strategy` nor a config names one.
@@ -96,12 +100,13 @@ fn settings(flags: &ChunkFlags, file: &Path, doc: &Document) -> Result<ChunkConf
 
 /// What happened to one file.
 enum Outcome {
-    Chunked { bytes: usize, chunks: usize, jsonl: Vec<u8>, strategy: StrategyKind },
+    Chunked { bytes: usize, chunks: usize, jsonl: Vec<u8>, strategy: StrategyKind, applied: Vec<usize> },
     Skipped(String),
 }
 
-/// A file of a corpus with its settings and chunks.
-type Loaded = (ChunkConfig, Document, Vec<crate::Chunk>);
+/// A file of a corpus with its settings and chunks, and the indices of the
+/// config's edits that applied to it.
+type Loaded = (ChunkConfig, Document, Vec<crate::Chunk>, Vec<usize>);
 
 /// A file of a corpus, chunked with its settings; or why it was skipped
 /// (not a document: binary, empty, not UTF-8, unreadable).
@@ -112,12 +117,17 @@ fn load_and_chunk(flags: &ChunkFlags, file: &Path) -> Result<std::result::Result
         Err(e) => return Err(e),
     };
     let config = settings(flags, file, &doc)?;
-    let chunks = Chunker::new(&config)?.chunk_document(&doc)?;
-    Ok(Ok((config, doc, chunks)))
+    let chunker = Chunker::new(&config)?;
+    let chunks = chunker.chunk_document(&doc)?;
+    let applied = match config.edits.is_empty() {
+        true => Vec::new(),
+        false => chunker.resolve_edits(&doc).applied.into_iter().map(|(i, _)| i).collect(),
+    };
+    Ok(Ok((config, doc, chunks, applied)))
 }
 
 fn chunk_one(flags: &ChunkFlags, file: &Path) -> Result<Outcome> {
-    let (config, doc, chunks) = match load_and_chunk(flags, file)? {
+    let (config, doc, chunks, applied) = match load_and_chunk(flags, file)? {
         Ok(done) => done,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
@@ -128,7 +138,7 @@ fn chunk_one(flags: &ChunkFlags, file: &Path) -> Result<Outcome> {
         serde_json::to_writer(&mut jsonl, &record).expect("records serialise");
         jsonl.push(b'\n');
     }
-    Ok(Outcome::Chunked { bytes: doc.text.len(), chunks: chunks.len(), jsonl, strategy: config.strategy })
+    Ok(Outcome::Chunked { bytes: doc.text.len(), chunks: chunks.len(), jsonl, strategy: config.strategy, applied })
 }
 
 /// Chunk every file of `cmd.files` (see the module docs).
@@ -165,9 +175,11 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
     let (mut bytes, mut chunks, mut skipped) = (0, 0, 0);
     let mut strategies: BTreeMap<&str, usize> = BTreeMap::new();
     let mut all = Vec::new();
+    let mut applied = std::collections::HashSet::new();
     for (file, outcome) in files.iter().zip(&results) {
         match outcome {
-            Outcome::Chunked { bytes: b, chunks: c, jsonl, strategy } => {
+            Outcome::Chunked { bytes: b, chunks: c, jsonl, strategy, applied: here } => {
+                applied.extend(here.iter().copied());
                 bytes += b;
                 chunks += c;
                 *strategies.entry(strategy.name()).or_default() += 1;
@@ -188,6 +200,7 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
     if cmd.output_dir.is_none() {
         super::commands::emit(&all, cmd.output.as_deref())?;
     }
+    report_unapplied(&cmd.flags, &applied)?;
     let used: Vec<String> = strategies.iter().map(|(k, n)| format!("{k} {n}")).collect();
     eprintln!(
         "chunktui: {} file(s), {} in {chunks} chunks, {:.2} s ({}); skipped {skipped}",
@@ -196,6 +209,21 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
         started.elapsed().as_secs_f64(),
         used.join(", ")
     );
+    Ok(())
+}
+
+/// The config's edits that applied to none of the files, on stderr: an edit
+/// applies to each file that holds its text (or to the file it names).
+fn report_unapplied(flags: &ChunkFlags, applied: &std::collections::HashSet<usize>) -> Result<()> {
+    let edits = flags.resolve()?.edits;
+    let stale: Vec<usize> = (0..edits.len()).filter(|i| !applied.contains(i)).collect();
+    if !stale.is_empty() {
+        let n = stale.len();
+        eprintln!("chunktui: {n} stale edit{} (in none of the files, not applied):", if n == 1 { "" } else { "s" });
+        for i in stale {
+            eprintln!("  edit {}: {}", i + 1, edits[i].describe());
+        }
+    }
     Ok(())
 }
 
@@ -272,10 +300,13 @@ struct FileStats {
     /// (None with `--no-lint`: the numbers only).
     #[serde(skip)]
     fit: Option<(crate::fit::Units, crate::fit::FitCounts, crate::fit::Limits)>,
+    /// The config's edits that applied to this file.
+    #[serde(skip)]
+    applied: Vec<usize>,
 }
 
 fn stats_one(flags: &ChunkFlags, file: &Path, no_lint: bool) -> Result<std::result::Result<FileStats, String>> {
-    let (config, doc, chunks) = match load_and_chunk(flags, file)? {
+    let (config, doc, chunks, applied) = match load_and_chunk(flags, file)? {
         Ok(done) => done,
         Err(why) => return Ok(Err(why)),
     };
@@ -295,6 +326,7 @@ fn stats_one(flags: &ChunkFlags, file: &Path, no_lint: bool) -> Result<std::resu
         lint: report.counts.iter().map(|(rule, n)| (rule.name(), *n)).collect(),
         sizes: chunks.iter().map(|c| c.size).collect(),
         fit,
+        applied,
     }))
 }
 
@@ -317,6 +349,7 @@ pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
         }
     }
     let skipped = files.len() - done.len();
+    report_unapplied(&cmd.flags, &done.iter().flat_map(|f| f.applied.iter().copied()).collect())?;
     let mut sizes: Vec<usize> = done.iter().flat_map(|f| f.sizes.iter().copied()).collect();
     sizes.sort_unstable();
     let pick = |q: f64| if sizes.is_empty() { 0 } else { sizes[((sizes.len() - 1) as f64 * q).round() as usize] };

@@ -60,6 +60,10 @@ fn summary(counts: &[(Rule, usize)], opts: &LintOptions) -> Vec<String> {
             Rule::TinyFragment => format!(
                 "{n} chunks under a tenth of the size ({size} {unit}): use a smaller --size, or [lint] off = [\"tiny-fragment\"]"
             ),
+            Rule::StaleEdit => {
+                format!("{n} edits are stale (their text changed): fix or drop them in the config's [[edits]]")
+            }
+            Rule::JoinOverSize => format!("{n} hand-made joins keep chunks over {size} {unit}: drop some joins"),
         })
         .collect()
 }

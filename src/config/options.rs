@@ -326,7 +326,7 @@ pub struct LintOptions {
     /// `stats --no-lint`); `chunktui lint` still does, being asked to.
     pub enabled: bool,
     /// Rules switched off, by name: mid-sentence, split-fence, split-table,
-    /// orphan-heading, tiny-fragment, over-model-limit.
+    /// orphan-heading, tiny-fragment, over-model-limit, stale-edit, join-over-size.
     pub off: Vec<String>,
     /// over-model-limit: the embedding model's largest input in tokens,
     /// special tokens included; `None` = `semantic.max_tokens`, else the

@@ -10,6 +10,7 @@
 //! level against its own size: a level's chunks are a complete cut of the
 //! text, the levels together are not.
 
+mod edits;
 pub mod markdown;
 mod options;
 pub mod prose;
@@ -65,6 +66,8 @@ pub enum Rule {
     OrphanHeading,
     TinyFragment,
     OverModelLimit,
+    StaleEdit,
+    JoinOverSize,
 }
 
 /// The rule table, in report order. Each rule's exact definition is the doc
@@ -109,6 +112,20 @@ pub const RULES: &[RuleSpec] = &[
         rule: Rule::OverModelLimit,
         name: "over-model-limit",
         help: "a chunk (as embedded) has more tokens than the embedding model reads; the rest is cut off",
+        default_on: true,
+        scope: Scope::Any,
+    },
+    RuleSpec {
+        rule: Rule::StaleEdit,
+        name: "stale-edit",
+        help: "a hand-made boundary ([[edits]]) whose text is gone or found more than once: not applied",
+        default_on: true,
+        scope: Scope::Any,
+    },
+    RuleSpec {
+        rule: Rule::JoinOverSize,
+        name: "join-over-size",
+        help: "a hand-made join keeps a chunk over the size (the join wins over the size)",
         default_on: true,
         scope: Scope::Any,
     },
@@ -218,6 +235,7 @@ pub fn lint(text: &str, chunks: &[Chunk], opts: &LintOptions) -> Vec<Finding> {
 pub fn lint_with(text: &str, chunks: &[Chunk], opts: &LintOptions, tally: Option<&SharedTally<'_>>) -> Vec<Finding> {
     let mut out = Vec::new();
     Reading::new(text, opts, tally).lint_into(chunks, 0, &mut out);
+    edits::lint_edits(text, chunks, opts, &mut out);
     sort(&mut out);
     out
 }
@@ -453,7 +471,7 @@ mod tests {
             assert!(!r.help.is_empty() && !r.help.contains('\n'), "{}", r.name);
             assert_eq!(Rule::parse(r.name), Some(r.rule));
         }
-        assert_eq!(RULES.len(), Rule::OverModelLimit as usize + 1);
+        assert_eq!(RULES.len(), Rule::JoinOverSize as usize + 1);
     }
 
     #[test]
