@@ -278,3 +278,17 @@ fn an_endpoint_exports_the_real_openai_compatible_class_and_no_key() {
         assert!(!s.contains("sk-"), "{s}");
     }
 }
+
+#[test]
+fn a_snippet_says_it_cannot_express_hand_made_boundaries() {
+    let mut c = config(StrategyKind::LangchainRecursive);
+    c.edits = vec![chunktui::edits::Edit::at(chunktui::edits::EditOp::Cut, "One. Two.", 5)];
+    for lib in [Library::Langchain, Library::TextSplitter] {
+        let s = snippet(&c, lib);
+        assert!(
+            s.contains("cannot express the config's 1 [[edits]]") && s.contains("chunktui chunk FILE --config CFG"),
+            "{s}"
+        );
+    }
+    assert!(!snippet(&config(StrategyKind::LangchainRecursive), Library::Langchain).contains("[[edits]]"));
+}

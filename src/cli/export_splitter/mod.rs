@@ -257,6 +257,20 @@ impl Snippet {
             lib.title()
         );
         wrap(&mut out, c, "", &head);
+        if !config.edits.is_empty() {
+            let n = config.edits.len();
+            wrap(
+                &mut out,
+                c,
+                "",
+                &format!(
+                    "Hand-made boundaries: this splitter cannot express the config's {n} [[edits]] (cuts and joins \
+                     anchored by text), so its chunks are those without them. For exactly chunktui's chunks run \
+                     `chunktui chunk FILE --config CFG`, or chunktui's Python package: \
+                     chunktui.Chunker.from_config(CFG).chunk(text)."
+                ),
+            );
+        }
         match fidelity {
             Fidelity::Exact => {
                 wrap(&mut out, c, "", "Fidelity: exact: the same chunk texts as `chunktui chunk` with this config.")
