@@ -190,3 +190,22 @@ fn an_exported_config_keeps_every_edit_stale_ones_too() {
     let chunks = Chunker::new(&back).unwrap().chunk(text).unwrap();
     assert!(starts(&chunks).contains(&text.find("Second").unwrap()));
 }
+
+#[test]
+fn diff_says_which_boundaries_are_hand_made() {
+    let (_, text) = corpus_texts().remove(0);
+    let plain = cut(&text, StrategyKind::Recursive, 400, &[]);
+    let cut_at = spot_inside(&text, &plain, 3);
+    let join_at = plain[7].range.start;
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("book.md");
+    std::fs::write(&doc, &text).unwrap();
+    let a = dir.path().join("a.toml");
+    std::fs::write(&a, toml_edits(&[])).unwrap();
+    let b = dir.path().join("b.toml");
+    std::fs::write(&b, toml_edits(&[Edit::at(EditOp::Cut, &text, cut_at), Edit::at(EditOp::Join, &text, join_at)]))
+        .unwrap();
+    let out = chunktui(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), doc.to_str().unwrap(), "--all"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("(cut by hand in B)") && said.contains("(joined by hand in B)"), "{said}");
+}

@@ -48,10 +48,22 @@ struct Record {
     text: Option<String>,
 }
 
+/// Where a config side's hand-made boundaries are in one file: cuts and
+/// joins, as code points (see [`crate::edits`]).
+#[derive(Default)]
+struct HandMade {
+    cuts: Vec<usize>,
+    joins: Vec<usize>,
+}
+
+/// One file's comparison: its name, the diff, the document when read, and
+/// each side's hand-made boundaries.
+type Compared = (String, Diff, Option<Document>, [HandMade; 2]);
+
 pub fn run(cmd: DiffCmd) -> Result<()> {
     let a = Side::load(&cmd.a)?;
     let b = Side::load(&cmd.b)?;
-    let mut results: Vec<(String, Diff, Option<Document>)> = Vec::new();
+    let mut results: Vec<Compared> = Vec::new();
     if cmd.files.is_empty() {
         let (Side::Records(ra), Side::Records(rb)) = (&a, &b) else {
             return Err(Error::input(
@@ -63,16 +75,17 @@ pub fn run(cmd: DiffCmd) -> Result<()> {
             let ranges = |r: &BTreeMap<Option<String>, Vec<Record>>| -> Result<Vec<Range<usize>>> {
                 r.get(key).map_or(Ok(Vec::new()), |list| char_ranges(list, None, &display(key)))
             };
-            results.push((display(key), diff(&ranges(ra)?, &ranges(rb)?), None));
+            results.push((display(key), diff(&ranges(ra)?, &ranges(rb)?), None, Default::default()));
         }
     } else {
         for file in &cmd.files {
             let doc = Document::load(file, false)?;
             let d = diff(&a.ranges(file, &doc)?, &b.ranges(file, &doc)?);
-            results.push((file.display().to_string(), d, Some(doc)));
+            let hand = [a.hand_made(&doc), b.hand_made(&doc)];
+            results.push((file.display().to_string(), d, Some(doc), hand));
         }
     }
-    let changed = results.iter().filter(|(_, d, _)| d.changed()).count();
+    let changed = results.iter().filter(|(_, d, _, _)| d.changed()).count();
     let out = if cmd.json { json(&results, changed) } else { human(&results, changed, cmd.all) };
     super::commands::emit(out.as_bytes(), None)?;
     if changed > 0 && cmd.fail_on == FailOn::Changed {
@@ -120,9 +133,9 @@ impl Side {
                 let chunks = if !*named && chunker.config.strategy.needs_model() {
                     let mut config = chunker.config.clone();
                     super::model::choose(&mut config, None, &[&doc.text]);
-                    Chunker::new(&config)?.chunk(&doc.text)?
+                    Chunker::new(&config)?.chunk_document(doc)?
                 } else {
-                    chunker.chunk(&doc.text)?
+                    chunker.chunk_document(doc)?
                 };
                 Ok(chunks.iter().map(|c| offsets.at(c.range.start)..offsets.at(c.range.end)).collect())
             }
@@ -140,6 +153,31 @@ impl Side {
             }
         }
     }
+}
+
+impl Side {
+    /// A config side's hand-made boundaries in `doc` (none for records).
+    fn hand_made(&self, doc: &Document) -> HandMade {
+        let Side::Config(chunker, _) = self else { return HandMade::default() };
+        let resolved = chunker.resolve_edits(doc);
+        let offsets = CharOffsets::new(&doc.text);
+        let cp = |list: &[usize]| list.iter().map(|&b| offsets.at(b)).collect();
+        HandMade { cuts: cp(&resolved.cuts), joins: cp(&resolved.joins) }
+    }
+}
+
+/// " (cut by hand in B)" when a boundary at `at` is a side's hand-made one.
+fn by_hand(hand: &[HandMade; 2], at: usize) -> String {
+    let mut out = String::new();
+    for (side, h) in ["A", "B"].iter().zip(hand) {
+        if h.cuts.contains(&at) {
+            out.push_str(&format!(" (cut by hand in {side})"));
+        }
+        if h.joins.contains(&at) {
+            out.push_str(&format!(" (joined by hand in {side})"));
+        }
+    }
+    out
 }
 
 fn same_file(recorded: &str, file: &Path) -> bool {
@@ -213,9 +251,9 @@ fn char_ranges(records: &[Record], doc: Option<&str>, name: &str) -> Result<Vec<
     Ok(out)
 }
 
-fn human(results: &[(String, Diff, Option<Document>)], changed: usize, all: bool) -> String {
+fn human(results: &[Compared], changed: usize, all: bool) -> String {
     let mut out = String::new();
-    for (name, d, doc) in results {
+    for (name, d, doc, hand) in results {
         out.push_str(&format!("{name}: {}\n", d.summary()));
         let line_of = |cp: usize| -> String {
             doc.as_ref().map_or(String::new(), |doc| {
@@ -226,10 +264,11 @@ fn human(results: &[(String, Diff, Option<Document>)], changed: usize, all: bool
         let mut lines: Vec<(usize, String)> = Vec::new();
         for &(from, to) in &d.moved {
             let delta = to as i64 - from as i64;
-            lines.push((from, format!("  moved    {from} → {to} ({delta:+}){}", line_of(to))));
+            let why = format!("{}{}", by_hand(hand, from), by_hand(hand, to));
+            lines.push((from, format!("  moved    {from} → {to} ({delta:+}){}{why}", line_of(to))));
         }
-        lines.extend(d.added.iter().map(|&at| (at, format!("  added    {at}{}", line_of(at)))));
-        lines.extend(d.removed.iter().map(|&at| (at, format!("  removed  {at}{}", line_of(at)))));
+        lines.extend(d.added.iter().map(|&at| (at, format!("  added    {at}{}{}", line_of(at), by_hand(hand, at)))));
+        lines.extend(d.removed.iter().map(|&at| (at, format!("  removed  {at}{}{}", line_of(at), by_hand(hand, at)))));
         lines.sort();
         let shown = if all { lines.len() } else { SHOWN.min(lines.len()) };
         for (_, line) in &lines[..shown] {
@@ -246,7 +285,7 @@ fn human(results: &[(String, Diff, Option<Document>)], changed: usize, all: bool
     out
 }
 
-fn json(results: &[(String, Diff, Option<Document>)], changed: usize) -> String {
+fn json(results: &[Compared], changed: usize) -> String {
     #[derive(serde::Serialize)]
     struct File<'a> {
         path: &'a str,
@@ -255,7 +294,7 @@ fn json(results: &[(String, Diff, Option<Document>)], changed: usize) -> String 
         diff: &'a Diff,
     }
     let files: Vec<File<'_>> =
-        results.iter().map(|(path, diff, _)| File { path, changed: diff.changed(), diff }).collect();
+        results.iter().map(|(path, diff, _, _)| File { path, changed: diff.changed(), diff }).collect();
     let value = serde_json::json!({ "changed": changed, "files": files });
     format!("{}\n", serde_json::to_string_pretty(&value).expect("plain data serialises"))
 }
