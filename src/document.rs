@@ -112,7 +112,7 @@ impl Document {
                 let bytes = err.into_bytes();
                 if !lossy {
                     let bad = std::str::from_utf8(&bytes).unwrap_err().valid_up_to();
-                    let (line, col) = line_col(&bytes[..bad]);
+                    let (line, col) = crate::input::line_col(&bytes[..bad]);
                     return Err(Error::input(format!(
                         "{name} is not valid UTF-8 (first bad byte at offset {bad}, line {line}, column {col}): \
                          convert it to UTF-8, or pass --lossy to replace bad bytes with U+FFFD"
@@ -238,14 +238,6 @@ fn utf16_message(bytes: &[u8], name: &str) -> Option<String> {
 
 fn looks_binary(bytes: &[u8]) -> bool {
     memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
-}
-
-/// The 1-based line and column (in characters) just after `prefix`.
-pub(crate) fn line_col(prefix: &[u8]) -> (usize, usize) {
-    let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let col = String::from_utf8_lossy(&prefix[line_start..]).chars().count() + 1;
-    (line, col)
 }
 
 impl DocKind {

@@ -222,7 +222,13 @@ pub fn resolve(text: &str, edits: &[Edit]) -> Resolved {
     let needles: Vec<String> = edits.iter().map(|e| format!("{}{}", e.before, e.after)).collect();
     let mut matches: Vec<Vec<usize>> = vec![Vec::new(); edits.len()];
     let searchable: Vec<usize> = (0..edits.len()).filter(|&i| !needles[i].is_empty()).collect();
-    if let Ok(ac) = aho_corasick::AhoCorasick::new(searchable.iter().map(|&i| needles[i].as_bytes())) {
+    // A DFA: built once per edit list, it scans megabytes several times
+    // faster than the default NFA in an overlapping search.
+    let built = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .build(searchable.iter().map(|&i| needles[i].as_bytes()))
+        .or_else(|_| aho_corasick::AhoCorasick::new(searchable.iter().map(|&i| needles[i].as_bytes())));
+    if let Ok(ac) = built {
         for m in ac.find_overlapping_iter(text) {
             let i = searchable[m.pattern().as_usize()];
             let spot = m.start() + edits[i].before.len();
@@ -255,6 +261,37 @@ pub fn resolve(text: &str, edits: &[Edit]) -> Resolved {
     // A cut at the text's very start or end changes nothing.
     out.cuts.retain(|&c| c > 0 && c < text.len());
     out
+}
+
+/// [`resolve`], remembered for the last few (text, edit list) pairs: the
+/// workbench re-cuts the same text with the same edits on every key press,
+/// and finding a thousand edits in megabytes costs more than a cut.
+pub fn resolve_cached(text: &str, edits: &[Edit]) -> Resolved {
+    use std::hash::{Hash, Hasher};
+    type Entry = (u64, u64, usize, std::sync::Arc<Resolved>);
+    static CACHE: std::sync::Mutex<Vec<Entry>> = std::sync::Mutex::new(Vec::new());
+    const KEPT: usize = 4;
+    if edits.is_empty() {
+        return Resolved::default();
+    }
+    let text_key = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    edits.hash(&mut hasher);
+    let edits_key = hasher.finish();
+    let found = {
+        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        cache.iter().find(|e| e.0 == text_key && e.1 == edits_key && e.2 == text.len()).map(|e| e.3.clone())
+    };
+    if let Some(hit) = found {
+        return (*hit).clone();
+    }
+    let resolved = resolve(text, edits);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() == KEPT {
+        cache.remove(0);
+    }
+    cache.push((text_key, edits_key, text.len(), std::sync::Arc::new(resolved.clone())));
+    resolved
 }
 
 /// The stretches `cuts` divide `0..len` into.

@@ -357,6 +357,14 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
+/// The 1-based line and column (in characters) just after `prefix`.
+pub(crate) fn line_col(prefix: &[u8]) -> (usize, usize) {
+    let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&prefix[line_start..]).chars().count() + 1;
+    (line, col)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -92,8 +92,9 @@ class Chunker:
         on `threads` threads (None: every core), without the GIL: a str is read
         in place and transcoded to UTF-8 by the thread that chunks it, bytes
         are checked there (pass a file's bytes as read). `names` (file
-        names or paths, one per text): a text named .html or .pdf is that
-        file's contents, extracted first as `chunk_file` does."""
+        names or paths, one per text): a text named .html, .pdf, .docx,
+        .json, .jsonl, .csv or .tsv is that file's contents, read as
+        `chunk_file` reads it."""
     def size_of(self, text: str) -> int: ...
     @property
     def config(self) -> dict[str, Any]: ...

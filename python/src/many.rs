@@ -18,8 +18,8 @@ use pyo3::types::{PyBytes, PyList, PyString};
 use std::sync::{mpsc, Mutex};
 
 /// One list of chunks per text, in input order, chunked on `threads`
-/// threads. A text whose name (`names`, file names or paths) says HTML or
-/// PDF is extracted first, as the CLI reads such a file. The first text (in
+/// threads. A text whose name (`names`, file names or paths) says HTML,
+/// PDF, Word, JSON, JSONL or CSV is read as the CLI reads such a file. The first text (in
 /// input order) that fails is the error, named by its index.
 pub fn chunk_many<'py>(
     py: Python<'py>,
@@ -149,9 +149,11 @@ fn is_exact_text(value: &Bound<'_, PyAny>) -> bool {
 
 /// Whether a file of this name is extracted before it is chunked.
 fn needs_extraction(name: &str) -> bool {
-    matches!(
-        chunktui::DocKind::from_extension(std::path::Path::new(name)),
-        Some(chunktui::DocKind::Html | chunktui::DocKind::Pdf)
+    use chunktui::DocKind;
+    // HTML, PDF and Word are extracted; JSON, JSONL and CSV read as record data.
+    !matches!(
+        DocKind::from_extension(std::path::Path::new(name)),
+        None | Some(DocKind::Markdown | DocKind::Code | DocKind::Text)
     )
 }
 

@@ -44,7 +44,7 @@ pub const MAX_DEPTH: usize = 128;
 /// Strict JSON, at most [`MAX_DEPTH`] levels deep.
 fn check(text: &str) -> std::result::Result<(), String> {
     if let Some(at) = too_deep(text.as_bytes()) {
-        let (line, column) = crate::document::line_col(&text.as_bytes()[..at]);
+        let (line, column) = crate::input::line_col(&text.as_bytes()[..at]);
         return Err(format!("it nests deeper than {MAX_DEPTH} levels at line {line} column {column}"));
     }
     serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ()).map_err(|e| e.to_string())

@@ -380,7 +380,7 @@ impl Configured {
             return crate::edits::Resolved::default();
         }
         let mine: Vec<crate::edits::Edit> = self.config.edits.iter().filter(|e| e.is_for(path)).cloned().collect();
-        let mut resolved = crate::edits::resolve(text, &mine);
+        let mut resolved = crate::edits::resolve_cached(text, &mine);
         // Report by the edit's place in the config, not in the filtered list.
         let place: Vec<usize> = (0..self.config.edits.len()).filter(|&i| self.config.edits[i].is_for(path)).collect();
         resolved.stale.iter_mut().for_each(|(i, _)| *i = place[*i]);
