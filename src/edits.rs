@@ -294,6 +294,22 @@ pub fn resolve_cached(text: &str, edits: &[Edit]) -> Resolved {
     resolved
 }
 
+/// The edits of `edits` for the file at `path` (those that name no file,
+/// and those that name it; None: those that name no file) resolved against
+/// `text`, remembered ([`resolve_cached`]); the indices in the result are
+/// into `edits`.
+pub fn resolve_for(edits: &[Edit], text: &str, path: Option<&std::path::Path>) -> Resolved {
+    if edits.is_empty() {
+        return Resolved::default();
+    }
+    let place: Vec<usize> = (0..edits.len()).filter(|&i| edits[i].is_for(path)).collect();
+    let mine: Vec<Edit> = place.iter().map(|&i| edits[i].clone()).collect();
+    let mut resolved = resolve_cached(text, &mine);
+    resolved.stale.iter_mut().for_each(|(i, _)| *i = place[*i]);
+    resolved.applied.iter_mut().for_each(|(i, _)| *i = place[*i]);
+    resolved
+}
+
 /// The stretches `cuts` divide `0..len` into.
 pub fn stretches(cuts: &[usize], len: usize) -> Vec<Range<usize>> {
     let mut bounds = vec![0];

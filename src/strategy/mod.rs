@@ -376,16 +376,7 @@ impl Configured {
     /// The config's edits for the file at `path` (None: those that name no
     /// file) resolved against `text`.
     pub fn resolve_edits(&self, text: &str, path: Option<&std::path::Path>) -> crate::edits::Resolved {
-        if self.config.edits.is_empty() {
-            return crate::edits::Resolved::default();
-        }
-        let mine: Vec<crate::edits::Edit> = self.config.edits.iter().filter(|e| e.is_for(path)).cloned().collect();
-        let mut resolved = crate::edits::resolve_cached(text, &mine);
-        // Report by the edit's place in the config, not in the filtered list.
-        let place: Vec<usize> = (0..self.config.edits.len()).filter(|&i| self.config.edits[i].is_for(path)).collect();
-        resolved.stale.iter_mut().for_each(|(i, _)| *i = place[*i]);
-        resolved.applied.iter_mut().for_each(|(i, _)| *i = place[*i]);
-        resolved
+        crate::edits::resolve_for(&self.config.edits, text, path)
     }
 
     /// Whether [`Configured::chunk_each_in`] holds no chunk list (and hands
