@@ -61,6 +61,24 @@ pub enum Action {
     LintPanel,
     /// Chunk lint: select the chunk of the next finding.
     NextFinding,
+    /// Hand-made boundaries: move the selected chunk's start back a sentence.
+    StartBackSentence,
+    /// Hand-made boundaries: move the selected chunk's start forward a sentence.
+    StartForwardSentence,
+    /// Hand-made boundaries: move the selected chunk's start back a word.
+    StartBackWord,
+    /// Hand-made boundaries: move the selected chunk's start forward a word.
+    StartForwardWord,
+    /// Hand-made boundaries: split the selected chunk in two.
+    SplitChunk,
+    /// Hand-made boundaries: join the selected chunk with the next.
+    JoinNext,
+    /// Hand-made boundaries: undo the last change to the edits.
+    UndoEdit,
+    /// Hand-made boundaries: redo what undo undid.
+    RedoEdit,
+    /// Hand-made boundaries: show / hide the edits panel.
+    EditsPanel,
     /// Does nothing: unbinds a default key.
     None,
 }

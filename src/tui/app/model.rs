@@ -57,6 +57,8 @@ pub struct Pane {
     pub lint: crate::tui::features::lint::PaneLint,
     /// Settings a key changed on its own, kept so that they can come back.
     pub held: crate::tui::features::params::Held,
+    /// Hand-made boundaries: where the config's edits landed, undo and redo.
+    pub edits: crate::tui::features::edits::PaneEdits,
     /// The config of request `rev`: what the chunks are cut under once
     /// `shown_rev` reaches it.
     pub requested: ChunkConfig,
@@ -93,6 +95,7 @@ impl Pane {
             probe: ProbeState::default(),
             lint: Default::default(),
             held: Default::default(),
+            edits: Default::default(),
         }
     }
 
@@ -129,6 +132,7 @@ impl Pane {
         self.tokens = None;
         self.all_tokens = None;
         self.lint = Default::default();
+        self.edits.resolved = None;
         self.sem.warnings.clear();
         self.probe.forget();
     }
@@ -216,6 +220,8 @@ pub struct Model {
     pub embed_usage: crate::embed_usage::Usage,
     /// The lint panel is shown (above the chunk list).
     pub lint_panel: bool,
+    /// The edits panel (hand-made boundaries) is shown (above the chunk list).
+    pub edits_panel: bool,
     pub quit: bool,
 }
 
@@ -256,6 +262,7 @@ impl Model {
             llm_usage: crate::llm::Usage::default(),
             embed_usage: crate::embed_usage::Usage::default(),
             lint_panel: false,
+            edits_panel: false,
             quit: false,
         };
         crate::tui::app::update::relayout(&mut m);

@@ -125,6 +125,13 @@ pub enum Msg {
         rev: u64,
         result: Result<crate::tui::features::lint::Linted, String>,
     },
+    /// Where the edits of a pane's chunk request `rev` landed in its text
+    /// (sent by the chunk job before the chunks, when the config has edits).
+    EditsResolved {
+        pane: usize,
+        rev: u64,
+        resolved: Arc<crate::edits::Resolved>,
+    },
     /// SIGTERM, SIGINT or SIGHUP arrived (this signal number): quit as `q` does.
     Signalled(i32),
 }
@@ -150,6 +157,8 @@ pub enum Cmd {
         /// The bytes on screen: a strategy that cuts in text order reports
         /// the chunks through them first ([`Msg::ChunkedPart`]).
         first: Option<std::ops::Range<usize>>,
+        /// The document's file: edits that name a file apply to theirs.
+        path: Option<PathBuf>,
     },
     /// Embed for a model strategy (on the embedding thread). `key` is set
     /// for re-cut strategies (the result is an analysis), None for a whole

@@ -125,6 +125,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         }
         Msg::Retrieved { pane, id, result } => crate::tui::features::probe::retrieved(m, pane, id, result),
         Msg::Linted { pane, rev, result } => crate::tui::features::lint::linted(m, pane, rev, result),
+        Msg::EditsResolved { pane, rev, resolved } => crate::tui::features::edits::resolved(m, pane, rev, resolved),
         Msg::Signalled(_) => {
             m.quit = true;
             vec![]
@@ -143,7 +144,7 @@ pub fn start(m: &mut Model) -> Vec<Cmd> {
 /// Bring a pane's chunks up to date with its config: a plain re-chunk, a
 /// re-cut from a cached analysis, or an embedding job (None: a running job
 /// will deliver).
-fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
+pub(in crate::tui) fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
     let doc_rev = m.doc_rev;
     let p = &mut m.panes[pane];
     p.rev += 1;
@@ -167,6 +168,7 @@ fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
         text: m.text.clone(),
         structure: m.structure.clone(),
         first: semantic::on_screen(m),
+        path: Some(m.path.clone()),
     })
 }
 
@@ -388,6 +390,15 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             );
         }
         Action::NextFinding => crate::tui::features::lint::next_finding(m),
+        Action::StartBackSentence
+        | Action::StartForwardSentence
+        | Action::StartBackWord
+        | Action::StartForwardWord
+        | Action::SplitChunk
+        | Action::JoinNext
+        | Action::UndoEdit
+        | Action::RedoEdit
+        | Action::EditsPanel => return crate::tui::features::edits::action(m, action),
         Action::GenerateQuestions => return crate::tui::features::questions::action(m),
         Action::Ask | Action::ClearProbe | Action::CycleRetriever | Action::SortByScore | Action::NextQuestion => {
             return crate::tui::features::probe::action(m, action);

@@ -74,6 +74,11 @@ pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
             }),
         };
         let chunks = result.as_ref().ok().map(|(c, _)| c.clone());
+        if chunks.is_some() {
+            if let Some(msg) = crate::tui::features::edits::resolved_msg(pane, req.rev, &req.config, &req.text, None) {
+                reply.send(msg);
+            }
+        }
         let msg = Msg::ModelChunked { pane, id, rev: req.rev, model_id: Some(model_id), result };
         // Counted only once delivered, so the counts always arrive after the chunks.
         if let (true, Some(chunks), Some(counter)) = (reply.send(msg), chunks, counter) {
@@ -169,6 +174,16 @@ pub fn recut_now(
         analysis
     };
     let chunks = semantic::chunks_from_analysis(&recut, a, text, &index, &configured.config);
+    // Hand-made boundaries: a chunk across a cut is split there, then the
+    // joins merge (the CLI cuts the stretches between cuts on their own;
+    // from one analysis of the whole text this is the nearest re-cut).
+    let resolved = configured.resolve_edits(text, None);
+    let chunks = if resolved.is_empty() {
+        chunks
+    } else {
+        let split = crate::tui::features::edits::split_at_cuts(chunks, &resolved.cuts, &|r| index.size(r));
+        crate::edits::apply(split, &resolved, &|r| index.size(r))
+    };
     // The same embed text as the chunker gives (fit is refused for model strategies).
     let chunks = crate::contextual::attach(chunks, text, &configured).map_err(|e| e.to_string())?;
     let stats = Stats::compute(&chunks, text, Some(config.size));

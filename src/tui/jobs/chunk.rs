@@ -27,6 +27,8 @@ pub struct ChunkReq {
     pub analysis: Option<(Arc<SemanticAnalysis>, bool)>,
     /// The bytes on screen, reported first when the strategy streams.
     pub first: Option<std::ops::Range<usize>>,
+    /// The file the text is of: edits that name a file apply to theirs.
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// Chunk one request: what the chunker thread does (the bench calls it too).
@@ -49,7 +51,7 @@ fn chunk_with(
     structure: Option<&Structure>,
     ctl: Control<'_>,
 ) -> Result<(Vec<Chunk>, Stats), String> {
-    chunk_streaming(config, text, structure, ctl, None)
+    chunk_streaming(config, text, structure, None, ctl, None)
 }
 
 /// Bytes of text before the screen that cutting them first costs next to
@@ -72,6 +74,7 @@ fn chunk_streaming(
     config: &ChunkConfig,
     text: &str,
     structure: Option<&Structure>,
+    path: Option<&std::path::Path>,
     ctl: Control<'_>,
     first: Option<FirstPart<'_>>,
 ) -> Result<(Vec<Chunk>, Stats), String> {
@@ -141,11 +144,11 @@ fn chunk_streaming(
             chunks
         }
         Some((screen, part)) => {
-            let chunks = chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?;
+            let chunks = chunker.chunk_structured_at(text, structure, path, ctl).map_err(|e| e.to_string())?;
             show_through_screen(&chunks, &screen, part);
             chunks
         }
-        None => chunker.chunk_structured(text, structure, ctl).map_err(|e| e.to_string())?,
+        None => chunker.chunk_structured_at(text, structure, path, ctl).map_err(|e| e.to_string())?,
     };
     let limit = config.strategy.promises_size_limit().then_some(config.size);
     let stats = Stats::compute(&chunks, text, limit);
@@ -186,12 +189,21 @@ pub fn run(req: ChunkReq, reply: &Reply, counter: &Worker<CountReq>) {
             // The text is looked up in the document cache by each index a
             // cut uses (sizes, tokens, gram index...): hashed once per job.
             crate::size::doc_cache::pinned(&req.text, || {
-                chunk_streaming(&req.config, &req.text, req.structure.as_deref(), ctl, first)
+                chunk_streaming(&req.config, &req.text, req.structure.as_deref(), req.path.as_deref(), ctl, first)
             })
         }
     };
     let result = result.map(|(chunks, stats)| (Arc::new(chunks), stats));
     let chunks = result.as_ref().ok().map(|(c, _)| c.clone());
+    // Where the hand-made boundaries landed (the margin's marks, the edits
+    // panel): one pass over the text here, before the chunks they mark.
+    if chunks.is_some() {
+        if let Some(msg) =
+            crate::tui::features::edits::resolved_msg(req.pane, req.rev, &req.config, &req.text, req.path.as_deref())
+        {
+            reply.send(msg);
+        }
+    }
     // Counted only once delivered, so the counts always arrive after the chunks.
     if reply.send(Msg::Chunked { pane: req.pane, rev: req.rev, result }) {
         if let Some(chunks) = chunks {

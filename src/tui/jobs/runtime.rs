@@ -102,16 +102,16 @@ impl Runtime {
 
     pub fn exec(&self, cmd: Cmd) {
         match cmd {
-            Cmd::Rechunk { pane, rev, config, text, structure, first } => {
+            Cmd::Rechunk { pane, rev, config, text, structure, first, path } => {
                 // Counting or linting the old chunks would only slow the new cut down.
                 self.counter.cancel(pane as u64);
                 self.linter.cancel(pane as u64);
-                let req = ChunkReq { pane, rev, config, text, structure, analysis: None, first };
+                let req = ChunkReq { pane, rev, config, text, structure, analysis: None, first, path };
                 self.chunker.submit(pane as u64, req);
             }
             Cmd::Recut { pane, rev, config, text, analysis, resize } => {
                 let analysis = Some((analysis, resize));
-                let req = ChunkReq { pane, rev, config, text, structure: None, analysis, first: None };
+                let req = ChunkReq { pane, rev, config, text, structure: None, analysis, first: None, path: None };
                 self.chunker.submit(pane as u64, req);
             }
             Cmd::Embed { pane, id, rev, key, config, text, cancel, first } => {

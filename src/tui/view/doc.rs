@@ -1,7 +1,8 @@
 //! The document pane: the text wrapped by display width, every chunk on its
 //! own background, overlaps in their own style, chunk starts numbered in the
 //! gutter, syntax colours as foreground, lint findings marked `⚑` in the
-//! gutter's mark column.
+//! gutter's mark column, chunks that start at a hand-made cut `✂` in its
+//! first column.
 
 use super::gutter_width;
 use crate::chunk::Chunk;
@@ -122,6 +123,7 @@ pub fn render(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
             let next = layout.start_of(li + 1).max(e + 1);
             gutter(chunks, numbered, theme, selected, questions, s, next, Rect::new(area.x, y, gw, 1), buf);
             super::lint::mark(m, pane, theme, (s, next), (area.x + gw - 1, y), buf);
+            super::edits::mark(m, pane, chunks, theme, (s, next), (area.x, y), buf);
             super::compare::mark(&changed, theme, (s, next), (area.x, y), buf);
             if let Some(mark) = band.as_ref().and_then(|b| band_mark(b, s, next)) {
                 buf.set_stringn(area.x, y, mark, 1, theme.accent.add_modifier(Modifier::BOLD));

@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod compare;
 pub mod doc;
+pub mod edits;
 pub mod footer;
 pub mod layout;
 pub mod lint;
@@ -47,6 +48,8 @@ pub struct Regions {
     pub compare_stats: Rect,
     /// The lint panel (`L`), above the chunk list.
     pub lint: Rect,
+    /// The edits panel (`B`), above the chunk list (under the lint panel).
+    pub edits: Rect,
     pub footer: Rect,
     pub status: Rect,
 }
@@ -86,6 +89,7 @@ fn take_right(r: &mut Rect, w: u16) -> Rect {
 pub fn regions_of(m: &Model) -> Regions {
     let mut g = regions_with(m.screen, m.compare, chart::shown(m), m.questions.is_some());
     lint::carve(m, &mut g);
+    edits::carve(m, &mut g);
     g
 }
 
@@ -151,6 +155,7 @@ pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame<'_>) {
 pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let mut g = regions_with(area, m.compare, chart::shown(m), m.questions.is_some());
     lint::carve(m, &mut g);
+    edits::carve(m, &mut g);
     header(m, theme, g.header, buf);
     for p in 0..m.visible_panes() {
         doc::render(m, p, theme, g.docs[p], buf);
@@ -166,6 +171,7 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     side::stats(m, 0, theme, g.stats, buf);
     side::list(m, theme, g.list, buf);
     lint::panel(m, theme, g.lint, buf);
+    edits::panel(m, theme, g.edits, buf);
     probe::panel(m, 0, theme, g.eval, buf);
     if m.compare {
         side::compare_stats(m, theme, g.compare_stats, buf);

@@ -115,6 +115,9 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     if let Some(line) = super::lint::stats_line(m, p, theme) {
         lines.push(line);
     }
+    if let Some(line) = super::edits::stats_line(m, p, theme) {
+        lines.push(line);
+    }
     if let Some(fit) = &pane.lint.fit {
         let style = if fit.needs_chunking { theme.text } else { theme.accent };
         lines.push(Line::styled(format!("chunking? {}", fit.advice), style));
