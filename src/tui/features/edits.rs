@@ -65,12 +65,8 @@ pub fn current(p: &Pane) -> Option<&Resolved> {
 /// `config.edits`; an edit that names another file is neither applied nor
 /// stale.
 pub fn resolve(config: &ChunkConfig, text: &str, path: Option<&std::path::Path>) -> Resolved {
-    let place: Vec<usize> = (0..config.edits.len()).filter(|&i| config.edits[i].is_for(path)).collect();
-    let mine: Vec<Edit> = place.iter().map(|&i| config.edits[i].clone()).collect();
-    let mut r = crate::edits::resolve(text, &mine);
-    r.stale.iter_mut().for_each(|(i, _)| *i = place[*i]);
-    r.applied.iter_mut().for_each(|(i, _)| *i = place[*i]);
-    r
+    // Remembered: the chunker resolved the same edits for this text just before.
+    crate::edits::resolve_for(&config.edits, text, path)
 }
 
 /// The message the chunk job sends before the chunks of a config with edits.
