@@ -189,8 +189,8 @@ pub fn problems(edits: &[Edit]) -> Vec<String> {
         }
     }
     // A cut and a join on the same anchors contradict each other.
-    let mut seen: std::collections::HashMap<(&str, &str, Option<usize>, Option<&str>), (usize, EditOp)> =
-        std::collections::HashMap::new();
+    type Spot<'e> = (&'e str, &'e str, Option<usize>, Option<&'e str>);
+    let mut seen: std::collections::HashMap<Spot<'_>, (usize, EditOp)> = std::collections::HashMap::new();
     for (i, e) in edits.iter().enumerate() {
         let key = (e.before.as_str(), e.after.as_str(), e.near, e.file.as_deref());
         if let Some(&(j, op)) = seen.get(&key) {

@@ -26,7 +26,7 @@ fn starts(chunks: &[Chunk]) -> Vec<usize> {
 /// character after the chunk's middle that starts a word or a CJK character.
 fn spot_inside(text: &str, chunks: &[Chunk], k: usize) -> usize {
     let r = &chunks[k].range;
-    let mid = text.floor_char_boundary((r.start + r.end) / 2);
+    let mid = chunktui::size::floor_char_boundary(text, (r.start + r.end) / 2);
     let (i, _) = text[mid..r.end]
         .char_indices()
         .find(|&(i, ch)| {
@@ -41,7 +41,7 @@ fn corpus_texts() -> Vec<(&'static str, String)> {
         .into_iter()
         .map(|name| {
             let text = common::read_corpus(name);
-            let end = text.floor_char_boundary(40_000);
+            let end = chunktui::size::floor_char_boundary(&text, 40_000);
             (name, text[..text[..end].rfind("\n\n").unwrap_or(end)].to_string())
         })
         .collect()
@@ -106,8 +106,8 @@ fn a_deleted_cut_is_stale_in_chunk_and_lint_and_nothing_else_moves() {
     let cut_edit = Edit::at(EditOp::Cut, &text, cut_at);
     let join_edit = Edit::at(EditOp::Join, &text, join_at);
     // The cut's text deleted (its sentence and around it).
-    let from = text.floor_char_boundary(cut_at - 30);
-    let to = text.floor_char_boundary(cut_at + 30);
+    let from = chunktui::size::floor_char_boundary(&text, cut_at - 30);
+    let to = chunktui::size::floor_char_boundary(&text, cut_at + 30);
     let changed = format!("{}{}", &text[..from], &text[to..]);
     let dir = tempfile::tempdir().unwrap();
     let doc = dir.path().join("book.md");

@@ -61,8 +61,8 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// Whether `chunk` should take the many-files path for these inputs (and
 /// so hand-made boundaries apply to whichever file holds them).
 pub fn is_many(inputs: &[PathBuf]) -> bool {
-    let many =
-        inputs.len() > 1 || inputs.first().is_some_and(|p| p.is_dir() || (!p.exists() && p.to_string_lossy().contains('*')));
+    let many = inputs.len() > 1
+        || inputs.first().is_some_and(|p| p.is_dir() || (!p.exists() && p.to_string_lossy().contains('*')));
     crate::edits::set_many_files(many);
     many
 }

@@ -45,8 +45,11 @@ pub fn lint_edits(text: &str, chunks: &[Chunk], opts: &LintOptions, out: &mut Ve
                     rule: Rule::JoinOverSize,
                     chunk: i,
                     at: c.range.start,
-                    message: format!("a hand-made join keeps this chunk whole at {} {} (size {size})", c.size, opts.config.unit)
-                        .into(),
+                    message: format!(
+                        "a hand-made join keeps this chunk whole at {} {} (size {size})",
+                        c.size, opts.config.unit
+                    )
+                    .into(),
                 });
             }
         }
