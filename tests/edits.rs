@@ -209,3 +209,39 @@ fn diff_says_which_boundaries_are_hand_made() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("(cut by hand in B)") && said.contains("(joined by hand in B)"), "{said}");
 }
+
+/// The workbench shows the chunks on screen first: with edits, the
+/// stretches between cuts around the screen, cut alone, must be exactly the
+/// whole cut's chunks there.
+#[test]
+fn the_stretches_around_a_screen_give_the_whole_cuts_chunks() {
+    use chunktui::embedding::Control;
+    use chunktui::strategy::Configured;
+    for (name, text) in corpus_texts() {
+        for strategy in [StrategyKind::Recursive, StrategyKind::Sentence, StrategyKind::Fixed] {
+            let plain = cut(&text, strategy, 300, &[]);
+            let mut edits = Vec::new();
+            for k in (2..plain.len() - 2).step_by(5) {
+                edits.push(Edit::at(EditOp::Cut, &text, spot_inside(&text, &plain, k)));
+                edits.push(Edit::at(EditOp::Join, &text, plain[k + 2].range.start));
+            }
+            let overlap = if strategy.spec().uses_overlap() { 30 } else { 0 };
+            let mut config = ChunkConfig { strategy, unit: Unit::Chars, size: 300, overlap, ..ChunkConfig::default() };
+            config.edits = edits;
+            let configured = Configured::new(&config).unwrap();
+            let whole = configured.chunk_in_file(&text, None, None, None, Control::none()).unwrap();
+            let mut found = 0;
+            for at in (text.len() / 3..text.len()).step_by(text.len() / 7) {
+                let at = chunktui::size::floor_char_boundary(&text, at);
+                let screen = at..chunktui::size::floor_char_boundary(&text, (at + 2000).min(text.len()));
+                let Some(region) = configured.region_around(&text, None, screen.clone()) else { continue };
+                found += 1;
+                assert!(region.start <= screen.start && screen.end <= region.end, "{name} {strategy}: {region:?}");
+                let got = configured.chunk_region(&text, region.clone(), Control::none()).unwrap();
+                let expected: Vec<_> = whole.iter().filter(|c| region.contains(&c.range.start)).cloned().collect();
+                assert_eq!(got, expected, "{name} {strategy}: region {region:?}");
+            }
+            assert!(found > 0, "{name} {strategy}: no screen had a region");
+        }
+    }
+}

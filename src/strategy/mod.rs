@@ -394,7 +394,29 @@ impl Configured {
         structure: Option<&crate::extract::Structure>,
         screen: Range<usize>,
     ) -> Option<Range<usize>> {
+        if !self.config.edits.is_empty() {
+            return self.edited_region(text, screen);
+        }
         self.stretch(structure, |strategy, cx| strategy.region_around(text, cx, screen))
+    }
+
+    /// With edits, the stretches between hand-made cuts are cut on their own
+    /// (see [`Configured::chunk_in_file`]): the ones that meet `screen`, when
+    /// they are a small part of the text and no join sits on their edges.
+    /// (Edits that name a file need its path, which the screen's cut lacks:
+    /// then None.)
+    fn edited_region(&self, text: &str, screen: Range<usize>) -> Option<Range<usize>> {
+        let whole_list = self.config.embed_text.enabled || !self.config.llm.enrich.is_empty();
+        if whole_list || self.config.edits.iter().any(|e| e.file.is_some()) {
+            return None;
+        }
+        let resolved = self.resolve_edits(text, None);
+        let cuts = &resolved.cuts;
+        let start = cuts[..cuts.partition_point(|&c| c <= screen.start)].last().copied().unwrap_or(0);
+        let end = cuts.get(cuts.partition_point(|&c| c < screen.end)).copied().unwrap_or(text.len());
+        let small = end - start <= (text.len() / 4).max(1 << 16);
+        let joined_edge = resolved.joins.binary_search(&start).is_ok() || resolved.joins.binary_search(&end).is_ok();
+        (small && !joined_edge).then_some(start..end)
     }
 
     /// A stretch around `screen` that starts where the cut starts afresh
@@ -548,7 +570,22 @@ impl Configured {
     pub fn chunk_region(&self, text: &str, region: Range<usize>, control: Control<'_>) -> Result<Vec<Chunk>> {
         let cx =
             Context { config: &self.config, sizer: &self.sizer, model: None, control, structure: None, index: None };
-        self.strategy.chunk_region(text, region, &cx)
+        if self.config.edits.is_empty() {
+            return self.strategy.chunk_region(text, region, &cx);
+        }
+        // A region of whole stretches (see `edited_region`): each cut on
+        // its own, then the joins, as the whole cut does.
+        let resolved = self.resolve_edits(text, None);
+        let index = cx.size_index(text)?;
+        let cx = Context { index: Some(&index), ..cx };
+        let inner: Vec<usize> =
+            resolved.cuts.iter().filter(|&&c| region.start < c && c < region.end).map(|&c| c - region.start).collect();
+        let stretches: Vec<Range<usize>> = crate::edits::stretches(&inner, region.end - region.start)
+            .into_iter()
+            .map(|r| r.start + region.start..r.end + region.start)
+            .collect();
+        let cut = self.strategy.chunk_within(text, &stretches, &cx)?.into_iter().flatten().collect();
+        Ok(crate::edits::apply(cut, &resolved, &|r| index.size(r)))
     }
 
     /// Cut each of `ranges` of `text` on its own (see [`Strategy::chunk_within`]).
