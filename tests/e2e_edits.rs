@@ -8,71 +8,13 @@
 //! Like tests/e2e_tmux.rs, this fails (it does not skip) when tmux is
 //! missing: `apt-get install -y tmux`, or `scripts/test.sh`.
 
-use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+
+mod common;
+use common::tmux::{require_tmux, settled_count, Tmux};
 
 const BIN: &str = env!("CARGO_BIN_EXE_chunktui");
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("run tmux");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "e2e"])
-    }
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            self.run(&["send-keys", "-t", "e2e", k]);
-        }
-    }
-    /// Poll the screen until `ok` holds for two captures 50 ms apart (a
-    /// capture can land in the middle of a frame); panic after 30 s.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        let mut last: Option<String> = None;
-        loop {
-            let s = self.screen();
-            if ok(&s) && last.as_deref() == Some(s.as_str()) {
-                return s;
-            }
-            last = Some(s.clone());
-            if start.elapsed() > Duration::from_secs(30) {
-                panic!("timed out waiting for {what}; screen:\n{s}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).output();
-    }
-}
-
-fn require_tmux() {
-    let ok = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
-    assert!(
-        ok,
-        "tmux is not installed: the end-to-end tests need it (apt-get install -y tmux, or run scripts/test.sh)"
-    );
-}
-
-/// The chunk count in the header, once chunking has settled.
-fn settled_count(screen: &str) -> Option<usize> {
-    let header = screen.lines().next()?;
-    if header.contains("counting") || header.contains("embedding") {
-        return None;
-    }
-    Regex::new(r"(\d+) chunks?\b").unwrap().captures(header)?[1].parse().ok()
-}
 
 /// Paragraphs of three sentences, every sentence different.
 fn text() -> String {

@@ -49,6 +49,8 @@ pub mod llama_server;
 #[cfg(test)]
 mod temp_dir;
 #[cfg(test)]
+pub mod tmux;
+#[cfg(test)]
 #[allow(unused_imports)]
 pub use temp_dir::{files_under, Dir};
 
