@@ -80,8 +80,10 @@ fn chunk_streaming(
 ) -> Result<(Vec<Chunk>, Stats), String> {
     let chunker = Chunker::new(config).map_err(|e| e.to_string())?;
     let mut first = first;
-    // Near the top the text before the screen costs nothing to cut.
-    let deep = first.as_ref().is_some_and(|(screen, _)| screen.start >= NEAR_THE_TOP);
+    // Near the top the text before the screen costs nothing to cut, unless
+    // hand-made boundaries make the whole list the only stream (their
+    // stretches around the screen still come first).
+    let deep = first.as_ref().is_some_and(|(screen, _)| screen.start >= NEAR_THE_TOP || !config.edits.is_empty());
     if let Some((screen, part)) = first.as_mut() {
         // The middle of a long document without the text before it.
         let mut around = match deep.then(|| chunker.region_around(text, structure, screen.clone())).flatten() {
