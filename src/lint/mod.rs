@@ -42,6 +42,8 @@ pub enum Scope {
     /// Every document but record data (JSON, JSONL, CSV): whose records
     /// are whole things, however short.
     Documents,
+    /// Configs with hand-made boundaries (`[[edits]]`).
+    Edits,
 }
 
 /// One row of the rule table.
@@ -120,14 +122,14 @@ pub const RULES: &[RuleSpec] = &[
         name: "stale-edit",
         help: "a hand-made boundary ([[edits]]) whose text is gone or found more than once: not applied",
         default_on: true,
-        scope: Scope::Any,
+        scope: Scope::Edits,
     },
     RuleSpec {
         rule: Rule::JoinOverSize,
         name: "join-over-size",
         help: "a hand-made join keeps a chunk over the size (the join wins over the size)",
         default_on: true,
-        scope: Scope::Any,
+        scope: Scope::Edits,
     },
 ];
 
@@ -387,6 +389,7 @@ pub fn rules_help() -> String {
             Scope::Markdown => " (Markdown)",
             Scope::Any => "",
             Scope::Documents => " (not JSON, JSONL, CSV records)",
+            Scope::Edits => " (configs with [[edits]])",
         };
         out.push_str(&format!("  {:<17} {}{only}\n", r.name, r.help));
     }

@@ -52,6 +52,7 @@ fn enabled(config: &ChunkConfig, kind: DocKind) -> Vec<Rule> {
         Scope::Any => true,
         // A record is as long as it is: short ones are not fragments.
         Scope::Documents => !kind.is_records(),
+        Scope::Edits => !config.edits.is_empty(),
         Scope::Prose => matches!(kind, DocKind::Text | DocKind::Markdown),
         Scope::Markdown => kind == DocKind::Markdown,
     };
