@@ -274,20 +274,10 @@ mod tests {
     use super::*;
     use crate::config::{ChunkConfig, StrategyKind};
     use crate::embedding::Control;
-    use crate::size::Sizer;
 
     fn cut(text: &str, size: usize) -> Vec<(String, String)> {
         let config = ChunkConfig { strategy: StrategyKind::Json, size, overlap: 0, ..Default::default() };
-        let sizer = Sizer::chars();
-        let cx = Context {
-            config: &config,
-            sizer: &sizer,
-            model: None,
-            control: Control::none(),
-            structure: None,
-            index: None,
-        };
-        let chunks = JsonValues.chunk(text, &cx).unwrap();
+        let chunks = crate::strategy::Configured::new(&config).unwrap().chunk(text, None, Control::none()).unwrap();
         chunks.into_iter().map(|c| (text[c.range].to_string(), c.meta.json_path.clone().unwrap_or_default())).collect()
     }
 

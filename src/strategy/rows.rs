@@ -140,20 +140,10 @@ mod tests {
     use super::*;
     use crate::config::ChunkConfig;
     use crate::embedding::Control;
-    use crate::size::Sizer;
 
     fn cut(text: &str, size: usize) -> Vec<(String, [u32; 2])> {
         let config = ChunkConfig { strategy: StrategyKind::Rows, size, overlap: 0, ..Default::default() };
-        let sizer = Sizer::chars();
-        let cx = Context {
-            config: &config,
-            sizer: &sizer,
-            model: None,
-            control: Control::none(),
-            structure: None,
-            index: None,
-        };
-        let chunks = (SPEC.build)(&config).unwrap().chunk(text, &cx).unwrap();
+        let chunks = crate::strategy::Configured::new(&config).unwrap().chunk(text, None, Control::none()).unwrap();
         assert!(chunks.iter().all(|c| c.meta.header.as_deref() == text.lines().next()));
         chunks.into_iter().map(|c| (text[c.range].to_string(), c.meta.rows.unwrap())).collect()
     }

@@ -350,23 +350,13 @@ impl<'a, 'n, 't> Cut<'a, 'n, 't> {
 mod tests {
     use super::*;
     use crate::embedding::Control;
-    use crate::size::Sizer;
 
     fn cut_with(text: &str, size: usize, convert_lists: bool, min: Option<usize>) -> Result<Vec<Chunk>> {
         let mut config =
             ChunkConfig { strategy: crate::StrategyKind::LangchainJson, size, overlap: 0, ..Default::default() };
         config.json.convert_lists = convert_lists;
         config.json.min_chunk_size = min;
-        let sizer = Sizer::chars();
-        let cx = Context {
-            config: &config,
-            sizer: &sizer,
-            model: None,
-            control: Control::none(),
-            structure: None,
-            index: None,
-        };
-        build(&config)?.chunk(text, &cx)
+        crate::strategy::Configured::new(&config)?.chunk(text, None, Control::none())
     }
 
     fn texts(text: &str, chunks: &[Chunk]) -> Vec<String> {
@@ -478,16 +468,8 @@ mod tests {
         let structure = crate::extract::json::jsonl_structure(text, "x.jsonl").unwrap();
         let config =
             ChunkConfig { strategy: crate::StrategyKind::LangchainJson, size: 1000, overlap: 0, ..Default::default() };
-        let sizer = Sizer::chars();
-        let cx = Context {
-            config: &config,
-            sizer: &sizer,
-            model: None,
-            control: Control::none(),
-            structure: Some(&structure),
-            index: None,
-        };
-        let chunks = build(&config).unwrap().chunk(text, &cx).unwrap();
+        let configured = crate::strategy::Configured::new(&config).unwrap();
+        let chunks = configured.chunk_in(text, Some(&structure), None, Control::none()).unwrap();
         assert_eq!(texts(text, &chunks), [r#"{"q": "one"}"#, r#"{"q": "two", "a": [1]}"#]);
         let lines: Vec<_> = chunks.iter().map(|c| c.meta.line).collect();
         assert_eq!(lines, [Some(1), Some(3)]);
