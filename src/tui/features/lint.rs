@@ -67,9 +67,42 @@ impl PaneLint {
     }
 }
 
-/// The embedding model's tokenizer, loaded once per model.
+/// The embedding model's tokenizer, loaded once per model; and the last
+/// "does it need chunking" answer with what it depends on, so that a key
+/// press that changes neither the text nor the limits counts no record again.
 #[derive(Default)]
-pub struct ModelTokens(HashMap<Option<String>, Option<crate::lint::TokenCount>>);
+pub struct ModelTokens(HashMap<Option<String>, Option<crate::lint::TokenCount>>, Option<(FitKey, Option<Fit>)>);
+
+/// What a fit answer depends on: the text (hash and length), the size and
+/// its unit, the tokenizer, the model and its input limit.
+type FitKey = (u64, usize, usize, crate::config::Unit, String, Option<String>, usize);
+type Fit = crate::fit::Fit;
+
+impl ModelTokens {
+    /// The fit answer for `text` under `opts`, counted only when it changed.
+    fn fit(&mut self, text: &str, req: &LintReq, opts: &LintOptions) -> Option<Fit> {
+        let c = &opts.config;
+        let key = (
+            xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            text.len(),
+            c.size,
+            c.unit,
+            c.tokenizer.clone(),
+            c.model_key(),
+            opts.max_tokens,
+        );
+        if let Some((k, fit)) = &self.1 {
+            if *k == key {
+                return fit.clone();
+            }
+        }
+        let fit = crate::fit::count_text(text, req.structure.as_deref(), opts)
+            .ok()
+            .and_then(|(units, counts, limits)| Fit::said(units, counts, &limits));
+        self.1 = Some((key, fit.clone()));
+        fit
+    }
+}
 
 impl ModelTokens {
     fn get(&mut self, config: &ChunkConfig) -> Option<crate::lint::TokenCount> {
@@ -99,9 +132,7 @@ pub fn run(req: &LintReq, models: &mut ModelTokens) -> Msg {
         // The text's token tally is kept across key presses.
         let (text, chunks) = (&req.text, &req.chunks);
         let findings = crate::lint::with_kept_tally(text, &opts, |t| crate::lint::lint_with(text, chunks, &opts, t));
-        let fit = crate::fit::count_text(text, req.structure.as_deref(), &opts)
-            .ok()
-            .and_then(|(units, counts, limits)| crate::fit::Fit::said(units, counts, &limits));
+        let fit = models.fit(text, req, &opts);
         Linted { findings: Arc::new(findings), rules: opts.rules, fit }
     });
     Msg::Linted { pane: req.pane, rev: req.rev, result }
