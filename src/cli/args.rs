@@ -307,6 +307,31 @@ pub struct EvalCmd {
     /// One JSON object: each metric as {mean, std}, plus per_question.
     #[arg(long)]
     pub json: bool,
+    /// Score post-chunking beside pre-chunking: every document in the folder is a candidate; for each question
+    /// the top --documents documents (by --doc-retriever) are cut with the config, at question time, and only
+    /// their chunks are ranked (by --retriever). Also scores a query-aware cut (windows of whole sentences around
+    /// the best-matching ones, within --size) and reports what each way costs.
+    #[arg(long, help_heading = "Post-chunking")]
+    pub post_chunking: bool,
+    /// --post-chunking: documents retrieved (and cut) per question.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--documents", 1),
+          requires = "post_chunking", help_heading = "Post-chunking")]
+    pub documents: usize,
+    /// --post-chunking: how whole documents are ranked: bm25 (no model), dense (each document embedded; one longer
+    /// than the model reads is the mean of its windows' vectors) or hybrid.
+    #[arg(
+        long,
+        value_name = "KIND",
+        default_value = "bm25",
+        requires = "post_chunking",
+        help_heading = "Post-chunking"
+    )]
+    pub doc_retriever: String,
+    /// --post-chunking: keep each document's chunks in the cache folder, keyed by its text and the settings, so
+    /// a second run cuts nothing (off: cut every retrieved document again).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"],
+          requires = "post_chunking", help_heading = "Post-chunking")]
+    pub chunk_cache: String,
 }
 
 const SWEEP_HELP: &str = "\

@@ -21,6 +21,9 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
     if let Some(n) = cmd.generate {
         return super::generate::run(&cmd, n);
     }
+    if cmd.post_chunking {
+        return super::post_eval::run(cmd);
+    }
     let asked = cmd.retriever.as_deref().map(RetrieverKind::parse).transpose()?;
     check_k(cmd.k)?;
     let queries =
@@ -140,6 +143,13 @@ pub(super) struct Run {
     /// Characters in all chunks (overlap counted each time): what embedding them costs.
     pub chunk_chars: usize,
     pub model: Option<String>,
+    /// Seconds to cut every document and index the chunks (embedding them
+    /// for dense and hybrid).
+    pub index_seconds: f64,
+    /// Mean milliseconds to rank the chunks for one question.
+    pub query_ms: f64,
+    /// Every chunk: its document and span in code points.
+    pub located: Vec<crate::eval::metrics::Located>,
 }
 
 /// Cut every document (`configs[i]` for document i), index the chunks, ask
@@ -153,6 +163,7 @@ pub(super) fn run_one(
     progress: Option<&dyn Fn(usize, usize)>,
     judge: bool,
 ) -> Result<Run> {
+    let started = std::time::Instant::now();
     let mut chunks: Vec<Vec<Chunk>> = Vec::with_capacity(configs.len());
     for ((text, structure), config) in corpus.texts.iter().zip(&corpus.structures).zip(configs) {
         chunks.push(Chunker::new(config)?.chunk_structured(text, structure.as_deref(), Control::none())?);
@@ -164,12 +175,15 @@ pub(super) fn run_one(
         return Err(Error::input("the documents gave no chunks (are they blank?): nothing to retrieve"));
     }
     let (retriever, model) = build_retriever(kind, &configs[0], &pool, progress)?;
+    let index_seconds = started.elapsed().as_secs_f64();
+    let asked = std::time::Instant::now();
     let mut evaluation = evaluate(&pool, questions, retriever.as_ref(), k)?;
+    let query_ms = asked.elapsed().as_secs_f64() * 1000.0 / questions.len().max(1) as f64;
     if judge {
         judge_run(&mut evaluation, &pool, questions, &configs[0])?;
     }
     let chunk_chars = pool.located.iter().map(|c| c.span.end - c.span.start).sum();
-    Ok(Run { evaluation, chunks: pool.texts.len(), chunk_chars, model })
+    Ok(Run { evaluation, chunks: pool.texts.len(), chunk_chars, model, index_seconds, query_ms, located: pool.located })
 }
 
 /// `--judge`: context precision from the references, context relevance
@@ -268,7 +282,10 @@ pub(super) fn progress_bar(len: usize, template: &str) -> indicatif::ProgressBar
 pub(super) const METRICS: [&str; 6] = ["recall", "precision", "iou", "precision_omega", "hit_rate", "mrr"];
 
 pub(super) fn metric(e: &Evaluation, name: &str) -> Summary {
-    let r = &e.report;
+    report_metric(&e.report, name)
+}
+
+pub(super) fn report_metric(r: &crate::eval::metrics::Report, name: &str) -> Summary {
     match name {
         "recall" => r.recall,
         "precision" => r.precision,

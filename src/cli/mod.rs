@@ -14,6 +14,7 @@ mod frontier;
 mod generate;
 mod lint;
 mod model;
+mod post_eval;
 mod records;
 #[cfg(feature = "embed")]
 pub mod setup;

@@ -151,6 +151,11 @@ impl Dense {
         let vectors = model.embed_texts(chunks, control)?.vectors;
         Ok(Dense { model, vectors })
     }
+
+    /// Over vectors embedded already (by `model`, for the questions).
+    pub fn from_vectors(model: Arc<dyn Embedder>, vectors: Vec<Vec<f32>>) -> Self {
+        Dense { model, vectors }
+    }
 }
 
 impl Retriever for Dense {
