@@ -254,3 +254,75 @@ fn bad_post_chunking_input_gets_a_clear_message_and_exit_2() {
         PostChunker::new(Vec::new(), &config, options(ChunkCache::off()), chunktui::embedding::Control::none());
     assert!(no_docs.is_err());
 }
+
+#[test]
+fn sweep_and_tune_try_pre_and_post_chunking_as_one_more_setting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results.jsonl");
+    let args = [
+        "sweep",
+        "samples",
+        "-q",
+        "samples/questions.jsonl",
+        "--retriever",
+        "bm25",
+        "--size",
+        "300",
+        "--overlap",
+        "0",
+        "--chunking",
+        "pre,post,query-aware",
+        "--documents",
+        "2",
+        "--results",
+        results.to_str().unwrap(),
+        "--json",
+    ];
+    let rows = json(&chunktui(&args, tmp.path()));
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let pre = rows.iter().find(|r| r.get("post").is_none()).expect("a pre-chunking row");
+    let post: Vec<&Value> = rows.iter().filter(|r| r.get("post").is_some()).collect();
+    assert_eq!(post.len(), 2);
+    for r in &post {
+        assert_eq!(r["post"]["documents"], 2);
+        assert_eq!(r["post"]["doc_retriever"], "bm25");
+        // Only the documents the questions retrieved were cut.
+        assert!(r["chunks"].as_u64().unwrap() < pre["chunks"].as_u64().unwrap(), "{r}");
+        assert!(r["recall"]["mean"].as_f64().unwrap() > 0.3, "{r}");
+    }
+    assert!(post.iter().any(|r| r["post"]["query_aware"] == true));
+    // Resumed from the results file: the same rows, none run again.
+    let again = chunktui(&args, tmp.path());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("3 of 3 combinations already in"));
+
+    let mut bad = args.to_vec();
+    bad[11] = "pre,later";
+    let out = chunktui(&bad, tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown --chunking 'later'"));
+
+    // tune passes the setting through and says how to reproduce the winner.
+    let best = tmp.path().join("best.toml");
+    let out = chunktui(
+        &[
+            "tune",
+            "samples",
+            "-q",
+            "samples/questions.jsonl",
+            "--retriever",
+            "bm25",
+            "--chunking",
+            "post",
+            "--documents",
+            "2",
+            "--best",
+            best.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("--post-chunking --documents 2 --doc-retriever bm25"), "{text}");
+    assert!(best.is_file());
+}

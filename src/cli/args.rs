@@ -390,6 +390,25 @@ pub struct SweepCmd {
     /// The ranked list as JSON: each entry the settings plus the metrics as in `eval --json`.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub chunking: ChunkingFlags,
+}
+
+/// `sweep` and `tune`: pre-chunking, post-chunking or both, as one more axis.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ChunkingFlags {
+    /// When to cut: pre (every document before any question), post (only the --documents documents each
+    /// question retrieves, at question time; every document in the folder is a candidate), query-aware (post,
+    /// with windows of whole sentences placed for the question). A comma list tries each [default: pre].
+    #[arg(long, value_name = "LIST", help_heading = "Post-chunking")]
+    pub chunking: Option<String>,
+    /// post, query-aware: documents retrieved (and cut) per question.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--documents", 1),
+          help_heading = "Post-chunking")]
+    pub documents: usize,
+    /// post, query-aware: how whole documents are ranked (bm25, dense, hybrid).
+    #[arg(long, value_name = "KIND", default_value = "bm25", help_heading = "Post-chunking")]
+    pub doc_retriever: String,
 }
 
 const TUNE_HELP: &str = "\
@@ -431,6 +450,8 @@ pub struct TuneCmd {
     /// Where the winning settings go (TOML, or JSON by extension).
     #[arg(long, value_name = "FILE")]
     pub best: PathBuf,
+    #[command(flatten)]
+    pub chunking: ChunkingFlags,
 }
 
 #[derive(Subcommand, Debug)]

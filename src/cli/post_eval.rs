@@ -38,20 +38,7 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
     let pre = run_one(&corpus, &resolved, &configs, choice.kind, cmd.k, None, false)?;
     let cache = if cmd.chunk_cache == "off" { ChunkCache::off() } else { ChunkCache::open() };
     let options = Options { documents: cmd.documents, doc_retriever: doc_kind, retriever: choice.kind, cache };
-    let sources: Vec<Source> = corpus
-        .ids
-        .iter()
-        .zip(&corpus.texts)
-        .zip(&corpus.structures)
-        .zip(corpus.paths.iter().zip(&configs))
-        .map(|(((id, text), structure), (path, config))| Source {
-            id: id.clone(),
-            text: text.clone(),
-            structure: structure.clone(),
-            path: Some(path.clone()),
-            config: Some(config.clone()),
-        })
-        .collect();
+    let sources = sources(&corpus, &configs);
     let started = std::time::Instant::now();
     let bar = progress_bar(corpus.texts.len(), "embedding documents {bar:30} {pos}/{len} windows · {eta} left");
     let p = |done: usize, total: usize| {
@@ -72,7 +59,7 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
 /// Every document in the folder (not only those the questions name: the
 /// others are what document retrieval must rank below them). Files that
 /// cannot be read as documents are skipped with a warning line each.
-fn load_every(folder: &Path, flags: &super::ChunkFlags) -> Result<Corpus> {
+pub(super) fn load_every(folder: &Path, flags: &super::ChunkFlags) -> Result<Corpus> {
     if let Some(mb) = flags.max_input_mb {
         crate::input::set_document_limit_mb(mb)?;
     }
@@ -100,6 +87,62 @@ fn load_every(folder: &Path, flags: &super::ChunkFlags) -> Result<Corpus> {
         return Err(Error::input(format!("{} holds no document chunktui can read", folder.display())));
     }
     Ok(corpus)
+}
+
+/// The documents as the post-chunker takes them, each with its settings.
+fn sources(corpus: &Corpus, configs: &[ChunkConfig]) -> Vec<Source> {
+    (0..corpus.texts.len())
+        .map(|i| Source {
+            id: corpus.ids[i].clone(),
+            text: corpus.texts[i].clone(),
+            structure: corpus.structures[i].clone(),
+            path: Some(corpus.paths[i].clone()),
+            config: Some(configs[i].clone()),
+        })
+        .collect()
+}
+
+/// A post-chunking point of `sweep`: its metrics (as `eval --json` gives
+/// them), the chunks the questions made ready and their characters.
+pub(super) struct SweepScore {
+    pub metrics: serde_json::Value,
+    pub chunks: usize,
+    pub chunk_chars: usize,
+}
+
+/// One post-chunking combination of a sweep: `config` for every document,
+/// `aware` for the query-aware cut. Precision ω comes from the config's
+/// chunks of the documents the questions are about.
+pub(super) fn sweep_point(
+    corpus: &Corpus,
+    questions: &[crate::eval::queries::Resolved],
+    config: &ChunkConfig,
+    (retriever, k): (RetrieverKind, usize),
+    options: (usize, RetrieverKind),
+    aware: bool,
+) -> Result<SweepScore> {
+    let configs = vec![config.clone(); corpus.texts.len()];
+    let (documents, doc_retriever) = options;
+    let options = Options { documents, doc_retriever, retriever, cache: ChunkCache::open() };
+    let post = PostChunker::new(sources(corpus, &configs), config, options, Control::none())?;
+    let chunker = crate::Chunker::new(config)?;
+    let mut asked: Vec<usize> = questions.iter().map(|q| q.doc).collect();
+    asked.sort_unstable();
+    asked.dedup();
+    let mut omega = Vec::new();
+    for doc in asked {
+        let text = &corpus.texts[doc];
+        let chars = crate::size::CharIndex::new(text);
+        let chunks = chunker.chunk_structured(text, corpus.structures[doc].as_deref(), Control::none())?;
+        omega.extend(chunks.iter().map(|c| crate::eval::metrics::Located {
+            doc,
+            span: chars.chars_before(c.range.start)..chars.chars_before(c.range.end),
+        }));
+    }
+    let e = evaluate_post(&post, questions, k, &omega, &|_, _| {})?;
+    let scores = if aware { &e.query_aware } else { &e.plain };
+    let (_, chunks, chunk_chars) = post.cut_so_far();
+    Ok(SweepScore { metrics: serde_json::to_value(scores.report).expect("a report serialises"), chunks, chunk_chars })
 }
 
 struct Report<'a> {

@@ -47,6 +47,9 @@ struct Grid {
     threshold: Vec<f64>,
     #[serde(default)]
     retriever: Vec<String>,
+    /// pre, post, query-aware.
+    #[serde(default)]
+    chunking: Vec<String>,
 }
 
 /// One combination: the settings and the retriever.
@@ -55,6 +58,32 @@ pub(super) struct Point {
     pub config: ChunkConfig,
     pub retriever: RetrieverKind,
     pub k: usize,
+    /// Post-chunking (`None`: pre-chunking, as results files before it hold).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post: Option<PostPoint>,
+}
+
+/// How a post-chunking point cuts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct PostPoint {
+    /// The config's chunks, or windows placed for the question.
+    pub query_aware: bool,
+    pub documents: usize,
+    pub doc_retriever: RetrieverKind,
+}
+
+impl PostPoint {
+    /// The `--chunking` values: `None` for pre.
+    fn parse(name: &str, flags: &super::args::ChunkingFlags) -> Result<Option<PostPoint>> {
+        let doc_retriever = RetrieverKind::parse(&flags.doc_retriever)?;
+        let post = |query_aware| Some(PostPoint { query_aware, documents: flags.documents, doc_retriever });
+        match name {
+            "pre" => Ok(None),
+            "post" => Ok(post(false)),
+            "query-aware" => Ok(post(true)),
+            _ => Err(Error::config(format!("unknown --chunking '{name}': use pre, post or query-aware"))),
+        }
+    }
 }
 
 /// A finished combination, as stored in the results file and printed by `--json`.
@@ -104,7 +133,7 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
     let grid = grid(cmd)?;
     // No retriever named: the documents' language decides, once they are read.
     let auto = grid.retriever.is_empty();
-    let (mut points, skipped) = points(&grid, &cmd.flags, cmd.k)?;
+    let (mut points, skipped) = points(&grid, &cmd.flags, &cmd.chunking, cmd.k)?;
     for s in &skipped {
         eprintln!("chunktui: skipping {s}");
     }
@@ -126,7 +155,18 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
         }
     }
     let questions = questions(&cmd.queries, cmd.corpus_id.as_deref())?;
-    let corpus = Corpus::load(&cmd.path, &questions, &cmd.flags)?;
+    // Post-chunking ranks every document in the folder: pre-chunking is then scored over all of them too.
+    let corpus = if points.iter().any(|p| p.post.is_some()) {
+        if !cmd.path.is_dir() {
+            return Err(Error::input(format!(
+                "--chunking post ranks whole documents before cutting them: give a folder of documents, not {}",
+                cmd.path.display()
+            )));
+        }
+        super::post_eval::load_every(&cmd.path, &cmd.flags)?
+    } else {
+        Corpus::load(&cmd.path, &questions, &cmd.flags)?
+    };
     let resolved = questions.resolve(&corpus.named())?;
     // No model named: the documents' language picks it, for every combination.
     let model = {
@@ -176,9 +216,7 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(p) = todo.get(i) else { break };
-                let configs = vec![p.config.clone(); corpus.texts.len()];
-                let quiet = |_: usize, _: usize| {};
-                let result = run_one(corpus, resolved, &configs, p.retriever, p.k, Some(&quiet), false);
+                let result = score(corpus, resolved, p);
                 if tx.send((*p, result)).is_err() {
                     break;
                 }
@@ -188,8 +226,8 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
         let mut results = open_results(&results_path)?;
         for (p, result) in rx {
             let run = result.map_err(|e| Error::input(format!("{}: {e}", describe(p))))?;
-            let value = json_value(&run, p.retriever, p.k);
-            let metrics = METRICS.iter().chain(&["retrieved"]).map(|m| (m.to_string(), value[*m].clone())).collect();
+            let metrics =
+                METRICS.iter().chain(&["retrieved"]).map(|m| (m.to_string(), run.metrics[*m].clone())).collect();
             let outcome = Outcome { point: p.clone(), chunks: run.chunks, chunk_chars: run.chunk_chars, metrics };
             let line = serde_json::to_string(&outcome).expect("an outcome serialises") + "\n";
             results.write_all(line.as_bytes()).map_err(|e| Error::io_write(&results_path, &e))?;
@@ -222,6 +260,31 @@ pub(super) fn ranked(cmd: &SweepCmd) -> Result<Ranked> {
         done[0].point.config.save(best)?;
     }
     Ok(Ranked { outcomes: done, fronts, objective })
+}
+
+/// Run one combination: pre-chunking as `eval`, post-chunking as `eval --post-chunking`.
+fn score(
+    corpus: &Corpus,
+    resolved: &[crate::eval::queries::Resolved],
+    p: &Point,
+) -> Result<super::post_eval::SweepScore> {
+    match p.post {
+        None => {
+            let configs = vec![p.config.clone(); corpus.texts.len()];
+            let quiet = |_: usize, _: usize| {};
+            let run = run_one(corpus, resolved, &configs, p.retriever, p.k, Some(&quiet), false)?;
+            let metrics = json_value(&run, p.retriever, p.k);
+            Ok(super::post_eval::SweepScore { metrics, chunks: run.chunks, chunk_chars: run.chunk_chars })
+        }
+        Some(post) => super::post_eval::sweep_point(
+            corpus,
+            resolved,
+            &p.config,
+            (p.retriever, p.k),
+            (post.documents, post.doc_retriever),
+            post.query_aware,
+        ),
+    }
 }
 
 /// Mark every file the sweep reads — the document or the folder's files,
@@ -406,6 +469,7 @@ fn grid(cmd: &SweepCmd) -> Result<Grid> {
     set(&mut g.unit, list(&f.unit));
     set(&mut g.preset, list(&f.preset));
     set(&mut g.retriever, list(&cmd.retriever));
+    set(&mut g.chunking, list(&cmd.chunking.chunking));
     if let Some(v) = &f.size {
         g.size = v.0.clone();
     }
@@ -420,7 +484,12 @@ fn grid(cmd: &SweepCmd) -> Result<Grid> {
 
 /// Every combination as a validated config; invalid ones (overlap ≥ size...)
 /// are described instead.
-fn points(g: &Grid, base: &ChunkFlags, k: usize) -> Result<(Vec<Point>, Vec<String>)> {
+fn points(
+    g: &Grid,
+    base: &ChunkFlags,
+    chunking: &super::args::ChunkingFlags,
+    k: usize,
+) -> Result<(Vec<Point>, Vec<String>)> {
     fn axis<T: Clone>(v: &[T]) -> Vec<Option<T>> {
         if v.is_empty() {
             vec![None]
@@ -432,6 +501,10 @@ fn points(g: &Grid, base: &ChunkFlags, k: usize) -> Result<(Vec<Point>, Vec<Stri
     if retrievers.is_empty() {
         // Replaced by the documents' choice (crate::eval::language) once they are read.
         retrievers.push(RetrieverKind::Dense);
+    }
+    let mut cuts = g.chunking.iter().map(|c| PostPoint::parse(c, chunking)).collect::<Result<Vec<_>>>()?;
+    if cuts.is_empty() {
+        cuts.push(None);
     }
     let (mut out, mut skipped) = (Vec::new(), Vec::new());
     // The points so far by hash: a grid of 100 000 is checked in linear time.
@@ -466,8 +539,9 @@ fn points(g: &Grid, base: &ChunkFlags, k: usize) -> Result<(Vec<Point>, Vec<Stri
                                     continue;
                                 }
                             };
-                            for &retriever in &retrievers {
-                                let p = Point { config: config.clone(), retriever, k };
+                            for (&retriever, &post) in retrievers.iter().flat_map(|r| cuts.iter().map(move |c| (r, c)))
+                            {
+                                let p = Point { config: config.clone(), retriever, k, post };
                                 let same = seen.entry(point_hash(&p)).or_default();
                                 if !same.iter().any(|&i| out[i] == p) {
                                     same.push(out.len());
@@ -495,7 +569,32 @@ pub(super) fn describe(p: &Point) -> String {
             s.push_str(&format!(" thr {t}"));
         }
     }
-    format!("{s} · {}", p.retriever)
+    match p.post {
+        None => format!("{s} · {}", p.retriever),
+        Some(post) => {
+            let cut = if post.query_aware { "query-aware" } else { "post" };
+            let by = if post.doc_retriever == RetrieverKind::Bm25 {
+                String::new()
+            } else {
+                format!(" by {}", post.doc_retriever)
+            };
+            format!("{s} · {} · {cut} {} docs{by}", p.retriever, post.documents)
+        }
+    }
+}
+
+/// The `eval` flags that score a point as the sweep did (beyond its config),
+/// and for post-chunking which column of the report holds its row.
+pub(super) fn eval_flags(p: &Point) -> String {
+    let mut flags = format!(" --retriever {} --k {}", p.retriever, p.k);
+    if let Some(post) = p.post {
+        let column = if post.query_aware { "query-aware" } else { "post" };
+        flags.push_str(&format!(
+            " --post-chunking --documents {} --doc-retriever {} (its {column} column)",
+            post.documents, post.doc_retriever
+        ));
+    }
+    flags
 }
 
 /// Results of earlier runs of these combinations, from the results file.
@@ -547,12 +646,13 @@ fn table(cmd: &SweepCmd, ranked: &[Outcome], fronts: &Fronts, objective: &Object
         "\nranked by {label} (means over the questions). Pareto fronts: * {label} against characters embedded, \
          I recall against IoU, C recall against characters retrieved per question\n\n"
     );
+    let width = ranked.iter().map(|o| describe(&o.point).chars().count()).max().unwrap_or(0).max(44);
     out.push_str(&format!(
-        "{:>4} {:<3} {:<44} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>9} {:>7}\n",
+        "{:>4} {:<3} {:<width$} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>9} {:>7}\n",
         "rank", "", "settings", "recall", "prec", "iou", "prec_ω", "hit", "mrr", "retrieved", "chunks"
     ));
     for (i, o) in ranked.iter().enumerate() {
-        out.push_str(&format!("{:>4} {:<3} {:<44}", i + 1, fronts.marks(i), describe(&o.point)));
+        out.push_str(&format!("{:>4} {:<3} {:<width$}", i + 1, fronts.marks(i), describe(&o.point)));
         for m in METRICS {
             out.push_str(&format!(" {:>7.3}", o.mean(m)));
         }
@@ -560,13 +660,12 @@ fn table(cmd: &SweepCmd, ranked: &[Outcome], fronts: &Fronts, objective: &Object
     }
     if let Some(best) = &cmd.best {
         out.push_str(&format!(
-            "\nbest written to {} — reproduce its row: chunktui eval {} --queries {} --config {} --retriever {} --k {}\n",
+            "\nbest written to {} — reproduce its row: chunktui eval {} --queries {} --config {}{}\n",
             best.display(),
             cmd.path.display(),
             cmd.queries.display(),
             best.display(),
-            ranked[0].point.retriever,
-            cmd.k
+            eval_flags(&ranked[0].point),
         ));
     }
     out

@@ -80,6 +80,7 @@ pub fn run(cmd: TuneCmd) -> Result<()> {
         best: Some(cmd.best.clone()),
         results: None,
         json: false,
+        chunking: cmd.chunking.clone(),
     };
     let ranked = ranked(&sweep)?;
     // 4. The report.
@@ -265,11 +266,12 @@ fn report(
         if cost.is_empty() { "no LLM work".to_string() } else { cost.line() }
     ));
     out.push_str(&format!(
-        "\nwritten to {} — reproduce: chunktui eval {} --queries {} --config {}\n",
+        "\nwritten to {} — reproduce: chunktui eval {} --queries {} --config {}{}\n",
         cmd.best.display(),
         cmd.path.display(),
         queries.display(),
-        cmd.best.display()
+        cmd.best.display(),
+        super::sweep::eval_flags(&best.point),
     ));
     out
 }

@@ -212,6 +212,18 @@ impl PostChunker {
         }
     }
 
+    /// The documents cut so far (or read from the chunk cache), their chunks,
+    /// and those chunks' characters: what the questions so far made ready.
+    pub fn cut_so_far(&self) -> (usize, usize, usize) {
+        let cut = self.cut.lock().expect("cut map");
+        let chunks = cut.values().map(|c| c.chunks.len()).sum();
+        let chars = cut
+            .iter()
+            .map(|(d, c)| c.chunks.iter().map(|x| x.text(&self.docs[*d].text).chars().count()).sum::<usize>())
+            .sum();
+        (cut.len(), chunks, chars)
+    }
+
     /// The documents a question retrieves, best first: (index, score).
     pub fn rank_documents(&self, question: &str) -> Result<Vec<(usize, f64)>> {
         self.index.rank(question, self.options.documents)
