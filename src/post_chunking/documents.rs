@@ -5,9 +5,10 @@
 //! and its vector is the mean of theirs, normalised. [`DocumentIndex::shown`]
 //! says so in one line, for the report.
 
+use super::lexical::{Collection, DocumentsBm25};
 use crate::embedding::{Control, Embedder};
 use crate::error::Result;
-use crate::eval::retrieve::{Dense, Hybrid, Lexical, Retriever, RetrieverKind};
+use crate::eval::retrieve::{Dense, Hybrid, Retriever, RetrieverKind};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -27,16 +28,20 @@ pub struct DocumentIndex {
 }
 
 impl DocumentIndex {
+    /// The index, and the collection's word statistics (counted in the
+    /// same pass when the index is lexical).
     pub fn new(
         kind: RetrieverKind,
         texts: &[&str],
         model: Option<Arc<dyn Embedder>>,
         control: Control<'_>,
-    ) -> Result<Self> {
-        let lexical = || Box::new(Lexical::new(texts)) as Box<dyn Retriever>;
+    ) -> Result<(Self, Arc<Collection>)> {
+        let (bm25, collection) = DocumentsBm25::new(texts);
+        let collection = Arc::new(collection);
+        let lexical = Box::new(bm25) as Box<dyn Retriever>;
         if kind == RetrieverKind::Bm25 {
             let shown = "whole documents, BM25 over their words".to_string();
-            return Ok(DocumentIndex { retriever: lexical(), shown, embedded: 0 });
+            return Ok((DocumentIndex { retriever: lexical, shown, embedded: 0 }, collection));
         }
         let model = model.ok_or_else(|| {
             crate::error::Error::Model(format!(
@@ -66,9 +71,9 @@ impl DocumentIndex {
         let dense: Box<dyn Retriever> = Box::new(Dense::from_vectors(model, means));
         let retriever = match kind {
             RetrieverKind::Dense => dense,
-            _ => Box::new(Hybrid::new(vec![dense, lexical()], texts.len())),
+            _ => Box::new(Hybrid::new(vec![dense, lexical], texts.len())),
         };
-        Ok(DocumentIndex { retriever, shown, embedded: pieces.len() })
+        Ok((DocumentIndex { retriever, shown, embedded: pieces.len() }, collection))
     }
 
     /// The best `n` documents for `question`, best first: (index, score).

@@ -168,12 +168,7 @@ impl PostChunker {
             None
         };
         let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-        let index = DocumentIndex::new(options.doc_retriever, &texts, model.clone(), control)?;
-        let collection = Arc::new(if options.retriever == RetrieverKind::Dense {
-            Collection::new(&[])
-        } else {
-            Collection::new(&texts)
-        });
+        let (index, collection) = DocumentIndex::new(options.doc_retriever, &texts, model.clone(), control)?;
         Ok(PostChunker {
             docs,
             chunkers,
