@@ -46,10 +46,20 @@ from ._chunktui import (  # noqa: E402
     Chunk,
     Chunker,
     ModelError,
+    PostChunker,
     __version__,
     format_strategies,
     llm_strategies,
     strategies,
 )
 
-__all__ = ["Chunk", "Chunker", "ModelError", "__version__", "format_strategies", "llm_strategies", "strategies"]
+__all__ = [
+    "Chunk",
+    "Chunker",
+    "ModelError",
+    "PostChunker",
+    "__version__",
+    "format_strategies",
+    "llm_strategies",
+    "strategies",
+]

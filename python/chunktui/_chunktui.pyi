@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
 
 __version__: str
 
@@ -99,6 +99,83 @@ class Chunker:
     @property
     def config(self) -> dict[str, Any]: ...
     def to_toml(self) -> str: ...
+
+class PostHit(TypedDict):
+    """One hit of `PostChunker.query` or `query_aware` (a plain dict at run
+    time: this name exists for type checkers only)."""
+
+    id: str
+    doc: int
+    """The document's position in `PostChunker.ids`."""
+    start: int
+    """Byte offset into the document's UTF-8 text."""
+    end: int
+    char_start: int
+    """Code-point offset: `document[char_start:char_end]`."""
+    char_end: int
+    score: float
+    text: str
+    meta: dict[str, Any]
+    """The chunk's metadata as `Chunk.meta` has it (empty for `query_aware`)."""
+
+class PostCost(TypedDict):
+    """What a `PostChunker`'s questions so far have cost (a plain dict at run
+    time: this name exists for type checkers only)."""
+
+    documents_total: int
+    documents_chunked: int
+    """Documents cut (not found in the chunk cache)."""
+    chunk_cache_hits: int
+    """Documents whose chunks came from the chunk cache."""
+    chunks_embedded: int
+    sentences_embedded: int
+    document_windows_embedded: int
+
+class PostChunker:
+    """Post-chunking: whole documents are indexed (nothing is cut); a
+    question ranks them, only the `documents_per_query` best are cut with the
+    config (or their chunks read from the chunk cache, keyed by the text and
+    the settings), and the best chunks of those come back. Every call runs
+    without the GIL, and one PostChunker may answer from several threads."""
+
+    def __init__(
+        self,
+        documents: Mapping[str, str | bytes] | Iterable[str | bytes | tuple[str, str | bytes]],
+        config: str | os.PathLike[str] | Chunker | None = None,
+        *,
+        documents_per_query: int = 5,
+        doc_retriever: str = "bm25",
+        retriever: str = "bm25",
+        chunk_cache: bool | str | os.PathLike[str] = True,
+        **settings: Any,
+    ) -> None:
+        """`documents`: a list of texts (str, or bytes holding UTF-8; ids
+        "0", "1", ...), a dict {id: text} or a list of (id, text) pairs.
+        `config`: a config file's path or a Chunker, with `settings` (the
+        config file's keys, as `Chunker` takes them) over it.
+        `doc_retriever` ranks documents, `retriever` their chunks: "bm25"
+        (no model), "dense" or "hybrid" (the config's embedding model).
+        `chunk_cache`: True keeps chunks in chunktui's cache folder, False
+        keeps none, a path keeps them there."""
+    def query(self, question: str, k: int = 5) -> list[PostHit]:
+        """The best `k` of the config's chunks in the documents `question`
+        retrieves, best first (exactly chunks `Chunker.chunk` gives)."""
+    def query_aware(self, question: str, k: int = 5) -> list[PostHit]:
+        """`k` windows of whole sentences, each within the config's size,
+        placed for `question` in the documents it retrieves, best first."""
+    def rank_documents(self, question: str) -> list[tuple[str, float]]:
+        """The documents `question` retrieves, best first: (id, score)."""
+    def cost(self) -> PostCost: ...
+    @property
+    def document_representation(self) -> str:
+        """How documents are represented in the document index, in a line."""
+    @property
+    def ids(self) -> list[str]:
+        """The documents' ids, in order (a hit's `doc` indexes this list)."""
+    @property
+    def config(self) -> dict[str, Any]:
+        """The config that cuts the documents, as `Chunker.config` has it."""
+    def __len__(self) -> int: ...
 
 def strategies() -> list[tuple[str, bool]]:
     """Every strategy's name and whether it needs an embedding model."""

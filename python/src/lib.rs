@@ -6,6 +6,7 @@
 mod chunk;
 mod input;
 mod many;
+mod post;
 mod settings;
 
 use chunk::PyChunk;
@@ -180,6 +181,7 @@ fn format_strategies() -> Vec<(&'static str, Vec<&'static str>)> {
 fn _chunktui(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyChunker>()?;
     m.add_class::<PyChunk>()?;
+    m.add_class::<post::PyPostChunker>()?;
     m.add("ModelError", m.py().get_type::<ModelError>())?;
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
     m.add_function(wrap_pyfunction!(llm_strategies, m)?)?;
