@@ -20,6 +20,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Chunk(cmd)) => chunk(cmd),
         Some(Command::Stats(cmd)) => stats(cmd),
+        Some(Command::Eval(cmd)) if cmd.post_chunking && cmd.generate.is_none() => super::post_eval::run(cmd),
         Some(Command::Eval(cmd)) => super::eval::run(cmd),
         Some(Command::Sweep(cmd)) => super::sweep::run(cmd),
         Some(Command::Tune(cmd)) => super::tune::run(cmd),

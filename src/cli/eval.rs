@@ -21,9 +21,6 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
     if let Some(n) = cmd.generate {
         return super::generate::run(&cmd, n);
     }
-    if cmd.post_chunking {
-        return super::post_eval::run(cmd);
-    }
     let asked = cmd.retriever.as_deref().map(RetrieverKind::parse).transpose()?;
     check_k(cmd.k)?;
     let queries =

@@ -12,9 +12,8 @@
 //!   documents' language, and whether the multilingual model is installed);
 //! - [`metrics`]: recall, precision, IoU, precision ω, hit rate and MRR on
 //!   character ranges, as Chroma's chunking evaluation defines them;
-//! - [`evaluate`]: all of it for one set of chunks;
-//! - [`post`]: the same scores for post-chunking (cut only what a
-//!   question retrieves), with what it cost.
+//! - [`evaluate`]: all of it for one set of chunks (post-chunking's
+//!   scores are in [`crate::post_chunking::evaluate`]).
 
 #[cfg(feature = "llm")]
 pub mod generate;
@@ -22,7 +21,6 @@ pub mod judge;
 pub mod language;
 pub mod metrics;
 pub mod model_choice;
-pub mod post;
 pub mod queries;
 pub mod retrieve;
 

@@ -8,11 +8,13 @@
 //! config's chunks.
 //!
 //! [`PostChunker`] is the whole pipeline as a call: documents in, a question
-//! in, the best chunks out as byte ranges of their documents. `chunktui eval
-//! --post-chunking` scores it against pre-chunking with the same config.
+//! in, the best chunks out as byte ranges of their documents. [`evaluate`]
+//! scores it as `chunktui eval --post-chunking` shows it, against
+//! pre-chunking with the same config.
 
 pub mod cache;
 pub mod documents;
+pub mod evaluate;
 pub mod focus;
 pub mod lexical;
 

@@ -5,10 +5,10 @@
 //! time with the documents still to cut (cold) and with them cut (warm);
 //! then once more through the query-aware cut.
 
-use super::metrics::{self, Located, Report, Scores};
-use super::queries::Resolved;
+use super::{Cost, Found, PostChunker};
 use crate::error::Result;
-use crate::post_chunking::{Cost, Found, PostChunker};
+use crate::eval::metrics::{self, Located, Report, Scores};
+use crate::eval::queries::Resolved;
 use crate::size::CharIndex;
 use std::collections::HashMap;
 use std::time::Instant;
