@@ -99,7 +99,7 @@ impl PyPostChunker {
     #[pyo3(signature = (question, k = 5))]
     fn query<'py>(&self, py: Python<'py>, question: &str, k: usize) -> PyResult<Bound<'py, PyList>> {
         check_k(k)?;
-        let hits = py.detach(|| self.located(self.inner.query(question, k)?, true)).map_err(to_py)?;
+        let hits = py.detach(|| self.located(self.inner.query(question, k)?)).map_err(to_py)?;
         self.to_list(py, hits)
     }
 
@@ -109,7 +109,7 @@ impl PyPostChunker {
     #[pyo3(signature = (question, k = 5))]
     fn query_aware<'py>(&self, py: Python<'py>, question: &str, k: usize) -> PyResult<Bound<'py, PyList>> {
         check_k(k)?;
-        let hits = py.detach(|| self.located(self.inner.query_aware(question, k)?, false)).map_err(to_py)?;
+        let hits = py.detach(|| self.located(self.inner.query_aware(question, k)?)).map_err(to_py)?;
         self.to_list(py, hits)
     }
 
@@ -172,24 +172,14 @@ struct Hit {
 }
 
 impl PyPostChunker {
-    /// Code-point ranges of the hits (each document's offsets counted once)
-    /// and, with `chunks`, the chunk each hit is (for its text and meta).
-    fn located(&self, found: Vec<Found>, chunks: bool) -> chunktui::Result<Vec<Hit>> {
+    /// Code-point ranges of the hits (each document's offsets counted once).
+    fn located(&self, found: Vec<Found>) -> chunktui::Result<Vec<Hit>> {
         let docs = self.inner.documents();
         let mut offsets: HashMap<usize, CharOffsets<'_>> = HashMap::new();
-        let mut cut: HashMap<usize, Vec<Chunk>> = HashMap::new();
         let mut hits = Vec::with_capacity(found.len());
-        for Found { doc, range, score } in found {
+        for Found { doc, range, score, chunk } in found {
             let at = offsets.entry(doc).or_insert_with(|| CharOffsets::new(&docs[doc].text));
             let chars = at.at(range.start)..at.at(range.end);
-            let chunk = if chunks {
-                if let std::collections::hash_map::Entry::Vacant(e) = cut.entry(doc) {
-                    e.insert(self.inner.chunks_of(doc)?);
-                }
-                cut[&doc].iter().find(|c| c.range == range).cloned()
-            } else {
-                None
-            };
             hits.push(Hit { doc, range, chars, score, chunk });
         }
         Ok(hits)

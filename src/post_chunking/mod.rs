@@ -78,11 +78,14 @@ impl Default for Options {
 }
 
 /// One retrieved chunk: its document and byte range there.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Found {
     pub doc: usize,
     pub range: Range<usize>,
     pub score: f64,
+    /// `query`: the config's chunk itself (its size and metadata); `None`
+    /// for a query-aware window.
+    pub chunk: Option<Chunk>,
 }
 
 /// What the questions so far have cost.
@@ -142,7 +145,7 @@ impl PostChunker {
             return Err(Error::input("post-chunking needs at least one document"));
         }
         if options.documents == 0 {
-            return Err(Error::config("--documents 0 cuts nothing: retrieve at least 1 document (5 is usual)"));
+            return Err(Error::config("0 documents per question cuts nothing: retrieve at least 1 (5 is usual)"));
         }
         let mut chunkers: Vec<(Chunker, String)> = Vec::new();
         let mut uses = Vec::with_capacity(docs.len());
@@ -251,7 +254,7 @@ impl PostChunker {
             .map(|(unit, score)| {
                 let (d, i) = owner[unit];
                 let cut = cuts.iter().find(|(x, _)| *x == d).map(|(_, c)| c).expect("a retrieved document");
-                Found { doc: d, range: cut.chunks[i].range.clone(), score }
+                Found { doc: d, range: cut.chunks[i].range.clone(), score, chunk: Some(cut.chunks[i].clone()) }
             })
             .collect())
     }
@@ -286,7 +289,7 @@ impl PostChunker {
         let windows: Vec<focus::Windows> = all.into_iter().map(|(_, _, w)| w).collect();
         Ok(focus::pick(&windows, &ranked, k)
             .into_iter()
-            .map(|w| Found { doc: w.doc, range: w.range, score: w.score })
+            .map(|w| Found { doc: w.doc, range: w.range, score: w.score, chunk: None })
             .collect())
     }
 
