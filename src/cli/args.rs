@@ -309,9 +309,9 @@ pub struct EvalCmd {
     pub json: bool,
     /// Score post-chunking beside pre-chunking: every document in the folder is a candidate; for each question
     /// the top --documents documents (by --doc-retriever) are cut with the config, at question time, and only
-    /// their chunks are ranked (by --retriever). Also scores a query-aware cut (windows of whole sentences around
-    /// the best-matching ones, within --size) and reports what each way costs.
-    #[arg(long, help_heading = "Post-chunking")]
+    /// their chunks are ranked (by --retriever). Also scores a query-aware cut (windows of whole sentences placed
+    /// for the question, within --size) and reports what each way costs.
+    #[arg(long, conflicts_with = "judge", help_heading = "Post-chunking")]
     pub post_chunking: bool,
     /// --post-chunking: documents retrieved (and cut) per question.
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = whole("--documents", 1),
