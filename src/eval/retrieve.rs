@@ -113,30 +113,61 @@ impl bm25::Tokenizer for Terms {
     }
 }
 
-/// BM25 over the chunk texts.
+/// BM25 over the chunk texts: the `bm25` crate's embedder and scorer, as
+/// its search engine uses them (the same scores and order), with the texts
+/// tokenised on every core.
 pub struct Lexical {
-    engine: bm25::SearchEngine<u32, u32, Terms>,
+    embedder: bm25::Embedder<u32, Terms>,
+    scorer: bm25::Scorer<u32, u32>,
 }
 
 impl Lexical {
     pub fn new(chunks: &[&str]) -> Self {
-        let documents = chunks.iter().enumerate().map(|(i, t)| bm25::Document::new(i as u32, *t));
-        let engine =
-            bm25::SearchEngineBuilder::<u32, u32, Terms>::with_tokenizer_and_documents(Terms, documents).build();
-        Lexical { engine }
+        Self::counting(chunks).0
+    }
+
+    /// The index, and for each word (as the index hashes it) the number of
+    /// texts holding it.
+    pub fn counting(chunks: &[&str]) -> (Self, std::collections::HashMap<u32, u32>) {
+        let lengths = in_parallel(chunks, &|t| Terms::of(t).len() as u64);
+        // The search engine's own fit: the mean length, in f64, then f32.
+        let avgdl =
+            if chunks.is_empty() { 256.0 } else { (lengths.iter().sum::<u64>() as f64 / chunks.len() as f64) as f32 };
+        let embedder = bm25::EmbedderBuilder::<u32, Terms>::with_avgdl(avgdl).tokenizer(Terms).build();
+        let embeddings = in_parallel(chunks, &|t| embedder.embed(t));
+        let mut holding: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let mut scorer = bm25::Scorer::new();
+        for (i, e) in embeddings.into_iter().enumerate() {
+            let words: std::collections::HashSet<u32> = e.indices().copied().collect();
+            words.into_iter().for_each(|w| *holding.entry(w).or_default() += 1);
+            scorer.upsert(&(i as u32), e);
+        }
+        (Lexical { embedder, scorer }, holding)
     }
 }
 
 impl Retriever for Lexical {
     fn rank(&self, question: &str, k: usize) -> Result<Vec<Hit>> {
+        let query = self.embedder.embed(question);
         let hits = self
-            .engine
-            .search(question, None)
+            .scorer
+            .matches(&query)
             .into_iter()
-            .map(|r| Hit { chunk: r.document.id as usize, score: r.score as f64 })
+            .map(|d| Hit { chunk: d.id as usize, score: d.score as f64 })
             .collect();
         Ok(best_first(hits, k))
     }
+}
+
+/// `f` of every text, on every core, in order.
+fn in_parallel<T: Send>(texts: &[&str], f: &(dyn Fn(&str) -> T + Sync)) -> Vec<T> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(texts.len().max(1));
+    let per = texts.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> =
+            texts.chunks(per).map(|part| scope.spawn(move || part.iter().map(|t| f(t)).collect::<Vec<T>>())).collect();
+        parts.into_iter().flat_map(|h| h.join().expect("a tokenising thread")).collect()
+    })
 }
 
 /// Cosine similarity of the question's embedding to each chunk's.
@@ -197,5 +228,39 @@ impl Retriever for Hybrid {
             .map(|(chunk, score)| Hit { chunk, score })
             .collect();
         Ok(best_first(hits, k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bm25_ranks_as_the_crates_search_engine_ranks() {
+        let docs = [
+            "the river ferry crosses",
+            "a river bank",
+            "ferry ferry timetable",
+            "mountain pass",
+            "渡船过河",
+            "",
+            "the the the",
+        ];
+        let ours = Lexical::new(&docs);
+        let items = docs.iter().enumerate().map(|(i, t)| bm25::Document::new(i as u32, *t));
+        let theirs = bm25::SearchEngineBuilder::<u32, u32, Terms>::with_tokenizer_and_documents(Terms, items).build();
+        for q in ["ferry", "river ferry", "mountain", "渡船", "nothing here", "the"] {
+            let a: Vec<(usize, f64)> = ours.rank(q, 10).unwrap().iter().map(|h| (h.chunk, h.score)).collect();
+            let b: Vec<Hit> = theirs
+                .search(q, None)
+                .into_iter()
+                .map(|r| Hit { chunk: r.document.id as usize, score: r.score as f64 })
+                .collect();
+            let b: Vec<(usize, f64)> = best_first(b, 10).iter().map(|h| (h.chunk, h.score)).collect();
+            assert_eq!(a, b, "{q}");
+        }
+        let (_, holding) = Lexical::counting(&docs);
+        let river = bm25::EmbedderBuilder::<u32, Terms>::with_avgdl(1.0).tokenizer(Terms).build().embed("river");
+        assert_eq!(holding[river.indices().next().unwrap()], 2);
     }
 }

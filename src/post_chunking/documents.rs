@@ -5,10 +5,10 @@
 //! and its vector is the mean of theirs, normalised. [`DocumentIndex::shown`]
 //! says so in one line, for the report.
 
-use super::lexical::{Collection, DocumentsBm25};
+use super::lexical::Collection;
 use crate::embedding::{Control, Embedder};
 use crate::error::Result;
-use crate::eval::retrieve::{Dense, Hybrid, Retriever, RetrieverKind};
+use crate::eval::retrieve::{Dense, Hybrid, Lexical, Retriever, RetrieverKind};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -36,8 +36,8 @@ impl DocumentIndex {
         model: Option<Arc<dyn Embedder>>,
         control: Control<'_>,
     ) -> Result<(Self, Arc<Collection>)> {
-        let (bm25, collection) = DocumentsBm25::new(texts);
-        let collection = Arc::new(collection);
+        let (bm25, holding) = Lexical::counting(texts);
+        let collection = Arc::new(Collection::from_counts(holding, texts.len()));
         let lexical = Box::new(bm25) as Box<dyn Retriever>;
         if kind == RetrieverKind::Bm25 {
             let shown = "whole documents, BM25 over their words".to_string();

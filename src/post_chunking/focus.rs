@@ -60,7 +60,7 @@ const SHARED_AT_MOST: (usize, usize) = (1, 2);
 /// The best `k` windows, best first, each sharing at most half of itself
 /// with those taken before. `ranked` is
 /// the retriever's order over every window of `all` (as one list, in order).
-pub fn pick(all: &[Windows], ranked: &[(usize, f64)], k: usize) -> Vec<Window> {
+pub fn pick(all: &[&Windows], ranked: &[(usize, f64)], k: usize) -> Vec<Window> {
     let owner: Vec<(usize, usize)> =
         all.iter().enumerate().flat_map(|(d, w)| (0..w.ranges.len()).map(move |i| (d, i))).collect();
     let mut out: Vec<Window> = Vec::new();
@@ -123,7 +123,7 @@ mod tests {
         let w = candidates(0, text, &s, &|r| r.len() <= 13);
         // Window 1 best; 2 shares "Cc cc." with it (6 of 13 bytes: taken);
         // 3 lies wholly under 2 (skipped); 0 shares "Bb bb." with 1 (taken).
-        let picked = pick(&[w], &[(1, 4.0), (2, 3.0), (3, 2.5), (0, 2.0)], 4);
+        let picked = pick(&[&w], &[(1, 4.0), (2, 3.0), (3, 2.5), (0, 2.0)], 4);
         let texts: Vec<&str> = picked.iter().map(|w| &text[w.range.clone()]).collect();
         assert_eq!(texts, ["Bb bb. Cc cc.", "Cc cc. Dd dd.", "Aa aa. Bb bb."]);
     }

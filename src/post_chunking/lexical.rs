@@ -9,9 +9,9 @@
 //! crate computes them.
 
 use crate::error::Result;
-use crate::eval::retrieve::{Hit, Retriever, Terms};
-use bm25::{Embedder, EmbedderBuilder, Embedding, Scorer};
-use std::collections::{HashMap, HashSet};
+use crate::eval::retrieve::{Hit, Lexical, Retriever, Terms};
+use bm25::EmbedderBuilder;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// How many documents of the collection hold each word.
@@ -22,18 +22,12 @@ pub struct Collection {
 
 impl Collection {
     pub fn new(texts: &[&str]) -> Self {
-        let embedder = EmbedderBuilder::<u32, Terms>::with_avgdl(1.0).tokenizer(Terms).build();
-        Self::of(&in_parallel(texts, &|t| embedder.embed(t)))
+        Self::from_counts(Lexical::counting(texts).1, texts.len())
     }
 
-    /// From the documents' BM25 embeddings.
-    fn of(embeddings: &[Embedding<u32>]) -> Self {
-        let mut documents_with: HashMap<u32, u32> = HashMap::new();
-        for e in embeddings {
-            let words: HashSet<u32> = e.indices().copied().collect();
-            words.into_iter().for_each(|w| *documents_with.entry(w).or_default() += 1);
-        }
-        Collection { documents_with, documents: embeddings.len() as f32 }
+    /// From the number of documents holding each word, of `documents`.
+    pub fn from_counts(documents_with: HashMap<u32, u32>, documents: usize) -> Self {
+        Collection { documents_with, documents: documents as f32 }
     }
 
     /// BM25's IDF (the `bm25` crate's formula) over the documents.
@@ -41,56 +35,6 @@ impl Collection {
         let n = self.documents_with.get(&word).copied().unwrap_or(0) as f32;
         (1.0 + (self.documents - n + 0.5) / (n + 0.5)).ln()
     }
-}
-
-/// BM25 over whole documents: the `bm25` crate's embedder and scorer, as
-/// its search engine uses them, but with each document tokenised once on
-/// every core, and the [`Collection`] counted from the same embeddings.
-pub struct DocumentsBm25 {
-    embedder: Embedder<u32, Terms>,
-    scorer: Scorer<u32, u32>,
-}
-
-impl DocumentsBm25 {
-    pub fn new(texts: &[&str]) -> (Self, Collection) {
-        let lengths = in_parallel(texts, &|t| Terms::of(t).len());
-        let avgdl = lengths.iter().sum::<usize>() as f32 / lengths.len().max(1) as f32;
-        let embedder = EmbedderBuilder::<u32, Terms>::with_avgdl(avgdl).tokenizer(Terms).build();
-        let embeddings = in_parallel(texts, &|t| embedder.embed(t));
-        let collection = Collection::of(&embeddings);
-        let mut scorer = Scorer::new();
-        for (i, e) in embeddings.into_iter().enumerate() {
-            scorer.upsert(&(i as u32), e);
-        }
-        (DocumentsBm25 { embedder, scorer }, collection)
-    }
-}
-
-impl Retriever for DocumentsBm25 {
-    fn rank(&self, question: &str, k: usize) -> Result<Vec<Hit>> {
-        let query = self.embedder.embed(question);
-        let mut hits: Vec<Hit> = self
-            .scorer
-            .matches(&query)
-            .into_iter()
-            .map(|d| Hit { chunk: d.id as usize, score: d.score as f64 })
-            .collect();
-        // Equal scores in document order (the scorer's order among them is a hash set's).
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
-        hits.truncate(k);
-        Ok(hits)
-    }
-}
-
-/// `f` of every text, on every core, in order.
-fn in_parallel<T: Send>(texts: &[&str], f: &(dyn Fn(&str) -> T + Sync)) -> Vec<T> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(texts.len().max(1));
-    let per = texts.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> =
-            texts.chunks(per).map(|part| scope.spawn(move || part.iter().map(|t| f(t)).collect::<Vec<T>>())).collect();
-        parts.into_iter().flat_map(|h| h.join().expect("a tokenising thread")).collect()
-    })
 }
 
 /// BM25 over some texts with a [`Collection`]'s IDF.
@@ -148,18 +92,5 @@ mod tests {
         let c = Arc::new(Collection::new(&zh));
         let hits = CollectionLexical::new(c, &zh).rank("渡船", 2).unwrap();
         assert_eq!(hits.iter().map(|h| h.chunk).collect::<Vec<_>>(), vec![0]);
-    }
-
-    #[test]
-    fn documents_rank_as_the_crates_search_engine_ranks_them() {
-        let docs = ["the river ferry crosses", "a river bank", "ferry ferry timetable", "mountain pass", "渡船过河"];
-        let (ours, collection) = DocumentsBm25::new(&docs);
-        let theirs = crate::eval::retrieve::Lexical::new(&docs);
-        for q in ["ferry", "river ferry", "mountain", "渡船", "nothing here"] {
-            let a: Vec<usize> = ours.rank(q, 5).unwrap().iter().map(|h| h.chunk).collect();
-            let b: Vec<usize> = theirs.rank(q, 5).unwrap().iter().map(|h| h.chunk).collect();
-            assert_eq!(a, b, "{q}");
-        }
-        assert_eq!(collection.documents, 5.0);
     }
 }

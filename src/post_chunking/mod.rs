@@ -110,6 +110,8 @@ struct Cut {
     chunks: Vec<Chunk>,
     vectors: Mutex<Option<Arc<Vec<Vec<f32>>>>>,
     sentences: Mutex<Option<Sentences>>,
+    /// The query-aware cut's candidate windows (they depend on the config only).
+    windows: Mutex<Option<Arc<focus::Windows>>>,
     sentence_vectors: Mutex<Option<Arc<Vec<Vec<f32>>>>>,
 }
 
@@ -264,14 +266,11 @@ impl PostChunker {
     /// documents it retrieves.
     pub fn query_aware(&self, question: &str, k: usize) -> Result<Vec<Found>> {
         let docs = self.rank_documents(question)?;
-        let mut all: Vec<(Arc<Cut>, Sentences, focus::Windows)> = Vec::new();
+        let mut all: Vec<(Arc<Cut>, Sentences, Arc<focus::Windows>)> = Vec::new();
         for &(d, _) in &docs {
             let cut = self.cut_of(d)?;
             let sentences = self.sentences_of(d, &cut);
-            let chunker = &self.chunkers[self.uses[d]].0;
-            let text = &self.docs[d].text;
-            let fits = |r: Range<usize>| chunker.size_of(&text[r]) <= chunker.config.size;
-            let windows = focus::candidates(d, text, &sentences, &fits);
+            let windows = self.windows_of(d, &cut, &sentences);
             all.push((cut, sentences, windows));
         }
         let texts: Vec<&str> =
@@ -286,7 +285,7 @@ impl PostChunker {
             Ok(out)
         };
         let ranked = self.rank_units(question, &texts, &vectors, texts.len())?;
-        let windows: Vec<focus::Windows> = all.into_iter().map(|(_, _, w)| w).collect();
+        let windows: Vec<&focus::Windows> = all.iter().map(|(_, _, w)| w.as_ref()).collect();
         Ok(focus::pick(&windows, &ranked, k)
             .into_iter()
             .map(|w| Found { doc: w.doc, range: w.range, score: w.score, chunk: None })
@@ -352,6 +351,17 @@ impl PostChunker {
     fn sentences_of(&self, doc: usize, cut: &Cut) -> Sentences {
         let mut slot = cut.sentences.lock().expect("sentences");
         slot.get_or_insert_with(|| Arc::new(crate::segment::sentences(&self.docs[doc].text))).clone()
+    }
+
+    fn windows_of(&self, doc: usize, cut: &Cut, sentences: &[Range<usize>]) -> Arc<focus::Windows> {
+        let mut slot = cut.windows.lock().expect("windows");
+        slot.get_or_insert_with(|| {
+            let chunker = &self.chunkers[self.uses[doc]].0;
+            let text = &self.docs[doc].text;
+            let fits = |r: Range<usize>| chunker.size_of(&text[r]) <= chunker.config.size;
+            Arc::new(focus::candidates(doc, text, sentences, &fits))
+        })
+        .clone()
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
