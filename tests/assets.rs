@@ -37,6 +37,7 @@ fn defaults_as_toml() -> toml::Table {
         ("lint", toml::Value::try_from(LintOptions::default())),
         ("llm", toml::Value::try_from(LlmOptions::default())),
         ("agentic", toml::Value::try_from(AgenticOptions::default())),
+        ("generate", toml::Value::try_from(chunktui::config::GenerateOptions::default())),
         ("embed", toml::Value::try_from(chunktui::config::EmbedApiOptions::default())),
     ];
     for (name, value) in sections {

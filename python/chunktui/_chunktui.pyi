@@ -73,6 +73,7 @@ class Chunker:
         llm: dict[str, Any] = ...,
         embed: dict[str, Any] = ...,
         agentic: dict[str, Any] = ...,
+        generate: dict[str, Any] = ...,
         edits: list[dict[str, Any]] = ...,
     ) -> None: ...
     @staticmethod

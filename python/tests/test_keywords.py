@@ -75,6 +75,13 @@ SECTIONS: dict[str, dict[str, Any]] = {
         "enrich": ["title", "context"],
     },
     "agentic": {"plan": [{"section": "", "strategy": "sentence", "size": 300, "overlap": 0, "reason": "prose"}]},
+    "generate": {
+        "min_shared": 2,
+        "min_similarity": 0.5,
+        "duplicate_similarity": 0.9,
+        "attempts": 6,
+        "min_questions": 3,
+    },
     "embed": {
         "url": "http://127.0.0.1:9/v1",
         "model": "some-embedder",

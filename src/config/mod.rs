@@ -9,11 +9,13 @@
 
 mod embed_api;
 pub(crate) mod file;
+mod generate;
 mod kind;
 mod options;
 
 pub use crate::size::Unit;
 pub use embed_api::EmbedApiOptions;
+pub use generate::GenerateOptions;
 pub use kind::StrategyKind;
 pub use options::*;
 use serde::{Deserialize, Serialize};
@@ -113,6 +115,9 @@ pub struct ChunkConfig {
     pub llm: LlmOptions,
     #[serde(default, skip_serializing_if = "AgenticOptions::is_default")]
     pub agentic: AgenticOptions,
+    /// Which questions written by the LLM are kept (`eval --generate`, `tune`).
+    #[serde(default, skip_serializing_if = "GenerateOptions::is_default")]
+    pub generate: GenerateOptions,
     /// Hand-made boundaries: a `cut` starts a chunk at a spot, a `join`
     /// keeps one from starting there; each anchored by the text around it
     /// (see `chunktui chunk --help` and the README's "Hand-edited boundaries").
@@ -166,6 +171,7 @@ impl Default for ChunkConfig {
             llm: LlmOptions::default(),
             embed: EmbedApiOptions::default(),
             agentic: AgenticOptions::default(),
+            generate: GenerateOptions::default(),
             edits: Vec::new(),
         }
     }

@@ -445,5 +445,6 @@ is_default!(
     CodeOptions,
     LintOptions,
     LlmOptions,
-    AgenticOptions
+    AgenticOptions,
+    super::GenerateOptions
 );
