@@ -81,17 +81,37 @@ fn post_chunking_five_documents_keeps_pre_chunkings_recall_and_a_second_run_cuts
     // The query-aware cut is scored on the same questions.
     assert_eq!(post["query_aware"]["per_question"].as_array().unwrap().len(), s.questions_kept);
 
+    assert_eq!(cost["chunk_cache_write_errors"], 0, "{cost}");
+    let keys = |cache: &Path| -> Vec<String> {
+        let mut k: Vec<String> = std::fs::read_dir(cache.join("chunks"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        k.sort();
+        k
+    };
+    let settings_before = keys(&cache);
+
     // Again: every document comes from the chunk cache, the scores are the same.
-    let second = json(&chunktui(&args, &cache));
+    let out = chunktui(&args, &cache);
+    let second = json(&out);
     let again = &second["post_chunking"];
-    assert_eq!(again["cost"]["documents_chunked"], 0, "{}", again["cost"]);
+    assert_eq!(keys(&cache), settings_before, "the same settings keep the same cache keys");
+    assert_eq!(
+        again["cost"]["documents_chunked"],
+        0,
+        "{}\nfirst run: {cost}\n{}",
+        again["cost"],
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(again["cost"]["chunk_cache_hits"], cost["documents_chunked"]);
     assert_eq!(again["plain"], post["plain"]);
     assert_eq!(again["query_aware"], post["query_aware"]);
 
     // A changed setting misses the cache; with the cache off nothing is kept.
+    // (555: no document's default is fitted to it, the fitted sizes step by 50.)
     let mut resized = args.to_vec();
-    resized.extend(["--size", "600"]);
+    resized.extend(["--size", "555"]);
     let third = json(&chunktui(&resized, &cache));
     assert_eq!(third["post_chunking"]["cost"]["chunk_cache_hits"], 0);
     let off_cache = tmp.path().join("off");

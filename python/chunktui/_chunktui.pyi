@@ -131,6 +131,8 @@ class PostCost(TypedDict):
     chunks_embedded: int
     sentences_embedded: int
     document_windows_embedded: int
+    chunk_cache_write_errors: int
+    """Documents whose chunks could not be written to the chunk cache."""
 
 class PostChunker:
     """Post-chunking: whole documents are indexed (nothing is cut); a

@@ -123,7 +123,7 @@ impl PyPostChunker {
 
     /// What the questions so far have cost: documents_total,
     /// documents_chunked, chunk_cache_hits, chunks_embedded,
-    /// sentences_embedded, document_windows_embedded.
+    /// sentences_embedded, document_windows_embedded, chunk_cache_write_errors.
     fn cost<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(py, &serde_json::to_value(self.inner.cost()).expect("a cost serialises"))
     }

@@ -51,6 +51,10 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
     let bar = progress_bar(resolved.len() * 3, "post-chunking {bar:30} {pos}/{len} questions · {eta} left");
     let evaluation = evaluate_post(&post, &resolved, cmd.k, &pre.located, &|done, _| bar.set_position(done as u64))?;
     bar.finish_and_clear();
+    if let Some(why) = post.cache_error() {
+        let n = evaluation.cost.chunk_cache_write_errors;
+        eprintln!("chunktui: warning: the chunks of {n} document(s) could not be kept in the chunk cache: {why}");
+    }
     let report = Report { pre: &pre, post: &post, evaluation: &evaluation, index_seconds, choice: &choice, k: cmd.k };
     let out = if cmd.json { report.json(&model) } else { report.table(&model, &configs[0]) };
     emit(out.as_bytes(), None)

@@ -48,9 +48,17 @@ impl ChunkCache {
         self.dir.as_deref()
     }
 
-    /// The key of a config: its settings as JSON and chunktui's version.
+    /// The key of a config: the settings that cut (as JSON) and chunktui's
+    /// version. The embedding model is left out for a strategy that never
+    /// calls it: choosing another one (by the documents' language, or
+    /// because one was installed since) must not make every document miss.
     pub fn config_key(config: &ChunkConfig) -> String {
-        let settings = serde_json::to_string(config).expect("a config serialises");
+        let mut cuts_by = config.clone();
+        if !cuts_by.strategy.needs_model() {
+            cuts_by.semantic.model = None;
+            cuts_by.embed = Default::default();
+        }
+        let settings = serde_json::to_string(&cuts_by).expect("a config serialises");
         hex(xxh3_128(format!("{}\n{settings}", env!("CARGO_PKG_VERSION")).as_bytes()))
     }
 
@@ -130,5 +138,16 @@ mod tests {
         cache.put(&key, short, &chunks).unwrap();
         assert!(cache.get(&key, short).is_none());
         assert!(ChunkCache::off().get(&key, text).is_none());
+    }
+
+    #[test]
+    fn the_model_counts_in_the_key_only_for_a_strategy_that_embeds() {
+        let mut a = ChunkConfig::default();
+        let mut b = a.clone();
+        b.semantic.model = Some("multilingual-e5-small".into());
+        assert_eq!(ChunkCache::config_key(&a), ChunkCache::config_key(&b));
+        a.strategy = crate::config::StrategyKind::Semantic;
+        b.strategy = crate::config::StrategyKind::Semantic;
+        assert_ne!(ChunkCache::config_key(&a), ChunkCache::config_key(&b));
     }
 }

@@ -28,7 +28,6 @@ use crate::Chunker;
 pub use cache::ChunkCache;
 use documents::DocumentIndex;
 use lexical::{Collection, CollectionLexical};
-use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -102,6 +101,9 @@ pub struct Cost {
     pub sentences_embedded: usize,
     /// Texts embedded to build the document index (dense and hybrid).
     pub document_windows_embedded: usize,
+    /// Documents whose chunks could not be written to the chunk cache (they
+    /// are cut again next time); [`PostChunker::cache_error`] says why.
+    pub chunk_cache_write_errors: usize,
 }
 
 /// A document once cut, and what ranking its pieces needed.
@@ -127,8 +129,13 @@ pub struct PostChunker {
     collection: Arc<Collection>,
     model: Option<Arc<dyn Embedder>>,
     options: Options,
-    cut: Mutex<HashMap<usize, Arc<Cut>>>,
-    counts: [AtomicUsize; 4],
+    /// Each document's cut, once made: one lock per document, so two
+    /// questions retrieving it at once cut (or read) it once, and others
+    /// never wait on it.
+    cut: Vec<Mutex<Option<Arc<Cut>>>>,
+    counts: [AtomicUsize; 5],
+    /// The first chunk-cache write that failed.
+    cache_error: Mutex<Option<String>>,
 }
 
 /// A document's sentences, found once.
@@ -138,6 +145,7 @@ const CHUNKED: usize = 0;
 const CACHE_HITS: usize = 1;
 const CHUNKS_EMBEDDED: usize = 2;
 const SENTENCES_EMBEDDED: usize = 3;
+const CACHE_WRITE_ERRORS: usize = 4;
 
 impl PostChunker {
     /// Index the documents (BM25 or embedded whole; nothing is cut yet).
@@ -176,6 +184,7 @@ impl PostChunker {
         };
         let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
         let (index, collection) = DocumentIndex::new(options.doc_retriever, &texts, model.clone(), control)?;
+        let docs_len = docs.len();
         Ok(PostChunker {
             docs,
             chunkers,
@@ -184,8 +193,9 @@ impl PostChunker {
             collection,
             model,
             options,
-            cut: Mutex::new(HashMap::new()),
+            cut: (0..docs_len).map(|_| Mutex::new(None)).collect(),
             counts: Default::default(),
+            cache_error: Mutex::new(None),
         })
     }
 
@@ -211,19 +221,27 @@ impl PostChunker {
             chunks_embedded: n(CHUNKS_EMBEDDED),
             sentences_embedded: n(SENTENCES_EMBEDDED),
             document_windows_embedded: self.index.embedded,
+            chunk_cache_write_errors: n(CACHE_WRITE_ERRORS),
         }
+    }
+
+    /// Why the first chunk-cache write failed, if one did.
+    pub fn cache_error(&self) -> Option<String> {
+        self.cache_error.lock().expect("cache error").clone()
     }
 
     /// The documents cut so far (or read from the chunk cache), their chunks,
     /// and those chunks' characters: what the questions so far made ready.
     pub fn cut_so_far(&self) -> (usize, usize, usize) {
-        let cut = self.cut.lock().expect("cut map");
-        let chunks = cut.values().map(|c| c.chunks.len()).sum();
-        let chars = cut
-            .iter()
-            .map(|(d, c)| c.chunks.iter().map(|x| x.text(&self.docs[*d].text).chars().count()).sum::<usize>())
-            .sum();
-        (cut.len(), chunks, chars)
+        let (mut documents, mut chunks, mut chars) = (0, 0, 0);
+        for (d, slot) in self.cut.iter().enumerate() {
+            if let Some(c) = slot.lock().expect("a document's cut").as_ref() {
+                documents += 1;
+                chunks += c.chunks.len();
+                chars += c.chunks.iter().map(|x| x.text(&self.docs[d].text).chars().count()).sum::<usize>();
+            }
+        }
+        (documents, chunks, chars)
     }
 
     /// The documents a question retrieves, best first: (index, score).
@@ -320,7 +338,8 @@ impl PostChunker {
     }
 
     fn cut_of(&self, doc: usize) -> Result<Arc<Cut>> {
-        if let Some(c) = self.cut.lock().expect("cut map").get(&doc) {
+        let mut slot = self.cut[doc].lock().expect("a document's cut");
+        if let Some(c) = slot.as_ref() {
             return Ok(c.clone());
         }
         let (chunker, key) = &self.chunkers[self.uses[doc]];
@@ -339,13 +358,16 @@ impl PostChunker {
                 )?;
                 self.counts[CHUNKED].fetch_add(1, Ordering::Relaxed);
                 // A cache that cannot be written costs a re-cut next time, not this answer.
-                let _ = self.options.cache.put(key, &source.text, &chunks);
+                if let Err(e) = self.options.cache.put(key, &source.text, &chunks) {
+                    self.counts[CACHE_WRITE_ERRORS].fetch_add(1, Ordering::Relaxed);
+                    self.cache_error.lock().expect("cache error").get_or_insert_with(|| e.to_string());
+                }
                 chunks
             }
         };
         let cut = Arc::new(Cut { chunks, ..Cut::default() });
-        // Two threads may cut the same document at once: the first kept wins.
-        Ok(self.cut.lock().expect("cut map").entry(doc).or_insert(cut).clone())
+        *slot = Some(cut.clone());
+        Ok(cut)
     }
 
     fn sentences_of(&self, doc: usize, cut: &Cut) -> Sentences {
