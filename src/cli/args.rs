@@ -246,7 +246,37 @@ pub struct LintCmd {
     pub json: bool,
 }
 
-const EVAL_HELP: &str = "\
+/// What `eval --generate` and `tune` keep: the `[generate]` settings and
+/// their defaults (tests/generate_rules.rs holds them to the code's).
+macro_rules! generate_help {
+    () => {
+        "\
+Generated questions (--generate) are kept only when they are about their
+passage: no generic template (\"What is the passage about?\", \"这段文字主要讲了
+什么？\"), content words shared with the reference, no near-duplicate. The
+similarity rules need an embedding model, and run only when one is named
+(--model, --embed-url, or the config's). The thresholds are [generate]
+settings of a config file (--config):
+  min_shared = 1              content words (names, terms; CJK: characters) a
+                              question shares with its reference; 0: rule off
+  min_similarity = 0.36       with a model: the least cosine similarity of a
+                              question and its reference (Chroma's synthetic
+                              pipeline's threshold); 0: rule off
+  duplicate_similarity = 0.78 with a model: two questions more alike are one
+                              (Chroma's default); questions of the same words
+                              always are
+  attempts = 4                answers asked per question wanted, at most
+                              (--generate-attempts)
+  min_questions = 5           tune: the fewest usable questions it ranks
+                              settings on; with fewer it writes no config
+                              (--min-questions)
+Every answer asked is counted: kept, or rejected as not found (quote mode),
+generic, duplicate, or empty."
+    };
+}
+
+const EVAL_HELP: &str = concat!(
+    "\
 Questions (--queries), one JSON object per line:
   {\"question\": \"How do I ...?\", \"corpus_id\": \"guide\",
    \"references\": [{\"start_index\": 120, \"end_index\": 388}]}
@@ -264,7 +294,11 @@ these chunks allow), hit_rate (a retrieved chunk holds answer text) and mrr.
 Examples:
   chunktui eval samples/guide.md --queries samples/questions.jsonl --corpus-id guide --retriever bm25
   chunktui eval samples --queries samples/questions.jsonl --size 300 --overlap 0
-  chunktui eval docs/ --queries q.jsonl --config chunktui.toml --retriever hybrid --k 3 --json";
+  chunktui eval docs/ --queries q.jsonl --config chunktui.toml --retriever hybrid --k 3 --json
+
+",
+    generate_help!()
+);
 
 #[derive(Args, Debug)]
 pub struct EvalCmd {
@@ -285,6 +319,10 @@ pub struct EvalCmd {
     /// models) or quote (the model quotes the excerpt, located in the document whitespace-tolerantly).
     #[arg(long, value_name = "MODE", default_value = "passage")]
     pub generate_mode: String,
+    /// --generate: answers asked per question wanted, at most, before giving up with fewer [default: 4, [generate]
+    /// attempts].
+    #[arg(long, value_name = "N", requires = "generate", value_parser = whole("--generate-attempts", 1))]
+    pub generate_attempts: Option<usize>,
     /// --generate: which passages are asked about, in which order (the same seed gives the same questions).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
@@ -411,7 +449,8 @@ pub struct ChunkingFlags {
     pub doc_retriever: String,
 }
 
-const TUNE_HELP: &str = "\
+const TUNE_HELP: &str = concat!(
+    "\
 Needs an LLM for the questions and the grid (--llm-url, --llm-model; the key
 from $CHUNKTUI_LLM_KEY or $OPENAI_API_KEY), unless --queries is given; a grid
 the agent cannot propose falls back to recursive,sentence(,markdown) x
@@ -419,7 +458,11 @@ the agent cannot propose falls back to recursive,sentence(,markdown) x
 
 Example:
   chunktui tune docs/ --generate 20 --llm-url http://127.0.0.1:8080/v1 \\
-    --llm-model qwen2.5-7b-instruct --retriever bm25 --best best.toml";
+    --llm-model qwen2.5-7b-instruct --retriever bm25 --best best.toml
+
+",
+    generate_help!()
+);
 
 #[derive(Args, Debug)]
 pub struct TuneCmd {
@@ -435,6 +478,17 @@ pub struct TuneCmd {
     /// Which passages the questions are about (the same seed, the same questions).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+    /// passage (chunktui picks each excerpt, the model writes a question it answers; works with small models) or
+    /// quote (the model quotes the excerpt).
+    #[arg(long, value_name = "MODE", default_value = "passage", conflicts_with = "queries")]
+    pub generate_mode: String,
+    /// Answers asked per question wanted, at most, before giving up with fewer [default: 4, [generate] attempts].
+    #[arg(long, value_name = "N", conflicts_with = "queries", value_parser = whole("--generate-attempts", 1))]
+    pub generate_attempts: Option<usize>,
+    /// The fewest usable generated questions tune ranks settings on: with fewer it stops and writes no config
+    /// [default: 5, [generate] min_questions; asking --generate for fewer lowers it to that many].
+    #[arg(long, value_name = "N", conflicts_with = "queries", value_parser = whole("--min-questions", 1))]
+    pub min_questions: Option<usize>,
     #[command(flatten)]
     pub flags: ChunkFlags,
     /// Retrievers: dense, bm25, hybrid (comma list). Default: as eval's, by the documents' language.

@@ -47,13 +47,13 @@ impl Grid {
 pub fn run(cmd: TuneCmd) -> Result<()> {
     let started = Instant::now();
     let before = crate::llm::usage();
-    let config = cmd.flags.resolve()?;
+    let (config, named) = cmd.flags.resolve_named()?;
     crate::io::check_output(&cmd.best)?;
     let texts = documents_text(&cmd.path, cmd.flags.lossy)?;
     // 1. Questions: given, or written by the LLM beside the best config.
     let queries = match &cmd.queries {
         Some(q) => q.clone(),
-        None => generate(&cmd, &config, &texts)?,
+        None => generate(&cmd, &config, named.is_some(), &texts)?,
     };
     // 2. The grid, from the documents' shape.
     let grid = propose(&config, &texts);
@@ -89,33 +89,78 @@ pub fn run(cmd: TuneCmd) -> Result<()> {
     super::commands::emit(report.as_bytes(), None)
 }
 
-/// Write `cmd.generate` questions (10 by default) next to the best config.
-fn generate(cmd: &TuneCmd, config: &crate::ChunkConfig, texts: &[(String, String)]) -> Result<PathBuf> {
+/// Write `cmd.generate` questions (10 by default) next to the best config;
+/// stop, writing no config, when fewer usable ones than the minimum came
+/// back (`named`: the user named an embedding model, which the similarity
+/// rules then use).
+fn generate(cmd: &TuneCmd, config: &crate::ChunkConfig, named: bool, texts: &[(String, String)]) -> Result<PathBuf> {
     #[cfg(feature = "llm")]
     {
-        use crate::eval::generate::{generate, to_csv, Mode, Options};
+        use crate::eval::generate::{generate_with, to_csv, Mode, Options};
+        let mode = Mode::parse(&cmd.generate_mode)?;
+        let mut settings = config.generate.clone();
+        if let Some(a) = cmd.generate_attempts {
+            settings.attempts = a;
+        }
+        if let Some(m) = cmd.min_questions {
+            settings.min_questions = m;
+        }
         let path = questions_path(&cmd.best);
         crate::io::check_output(&path)?;
         let client = crate::llm::Client::new(&config.llm)
             .map_err(|e| Error::config(format!("{e} (tune writes questions with an LLM; or give --queries FILE)")))?;
+        let mut rules = super::generate::rules(config, named)?;
+        rules.settings = settings.clone();
         let docs: Vec<(String, &str)> = texts.iter().map(|(id, t)| (id.clone(), t.as_str())).collect();
         let n = cmd.generate.unwrap_or(10);
         let bar = super::eval::progress_bar(n, "writing questions {bar:30} {pos}/{len} · {eta} left");
-        let options = Options { n, seed: cmd.seed, mode: Mode::Passage, concurrency: config.llm.concurrency };
-        let generated = generate(&client, &docs, &options, &|done, _| bar.set_position(done.min(n) as u64))?;
+        let options = Options { n, seed: cmd.seed, mode, concurrency: config.llm.concurrency };
+        let generated =
+            generate_with(&client, &docs, &options, &rules, &|done, _| bar.set_position(done.min(n) as u64))?;
         bar.finish_and_clear();
-        if generated.questions.is_empty() {
-            return Err(Error::Llm("the LLM gave no usable question: give --queries FILE, or a larger model".into()));
+        eprintln!("{}", super::generate::counts(&generated, &settings));
+        let kept = generated.questions.len();
+        if kept > 0 {
+            crate::io::write_atomic(&path, &to_csv(&generated.questions)?)?;
         }
-        crate::io::write_atomic(&path, &to_csv(&generated.questions)?)?;
-        eprintln!("chunktui: {} questions written to {}", generated.questions.len(), path.display());
+        if let Some(refusal) = too_few(kept, n, &settings, &path) {
+            let why = super::generate::shortfall(&generated, mode, &settings);
+            let lower =
+                if kept > 0 { format!("; or rank on these with --min-questions {kept}") } else { String::new() };
+            return Err(Error::Llm(format!("{refusal}: {why}{lower}")));
+        }
+        let short = if kept < n {
+            format!(", fewer than the {n} asked for: {}", super::generate::shortfall(&generated, mode, &settings))
+        } else {
+            String::new()
+        };
+        eprintln!("chunktui: {kept} questions written to {}{short}", path.display());
         Ok(path)
     }
     #[cfg(not(feature = "llm"))]
     {
-        let _ = (cmd, config, texts);
+        let _ = (cmd, config, named, texts);
         Err(Error::config("tune without --queries writes questions with an LLM: rebuild with the 'llm' feature"))
     }
+}
+
+/// The refusal when `kept` usable questions of the `n` asked for are too
+/// few to rank settings on: fewer than `min_questions`, or than `n` when
+/// fewer were asked for.
+fn too_few(kept: usize, n: usize, settings: &crate::config::GenerateOptions, path: &Path) -> Option<String> {
+    let minimum = settings.min_questions.min(n);
+    if kept >= minimum {
+        return None;
+    }
+    let kept_where = match kept {
+        0 => String::new(),
+        1 => format!(" (the one kept is in {})", path.display()),
+        k => format!(" (the {k} kept are in {})", path.display()),
+    };
+    Some(format!(
+        "only {kept} usable questions of the {n} asked for, fewer than the {minimum} tune ranks settings on: no config \
+         written{kept_where}; a ranking on so few questions is noise"
+    ))
 }
 
 /// `best.toml` → `best.questions.csv`.
@@ -288,5 +333,23 @@ mod tests {
         assert!(checked_grid(r#"{"strategies": ["teleport"], "sizes": [300]}"#).is_none());
         assert!(checked_grid("no").is_none());
         assert_eq!(questions_path(Path::new("out/best.toml")), PathBuf::from("out/best.questions.csv"));
+    }
+
+    #[test]
+    fn too_few_questions_are_refused_below_the_minimum_or_below_all_asked_for() {
+        let settings = crate::config::GenerateOptions::default();
+        let path = Path::new("best.questions.csv");
+        assert_eq!(settings.min_questions, 5);
+        assert!(too_few(5, 10, &settings, path).is_none());
+        let refusal = too_few(3, 10, &settings, path).unwrap();
+        assert!(refusal.contains("only 3 usable questions of the 10 asked for, fewer than the 5"), "{refusal}");
+        assert!(refusal.contains("no config written (the 3 kept are in best.questions.csv)"), "{refusal}");
+        assert!(too_few(0, 10, &settings, path).unwrap().contains("no config written;"));
+        // Asked for 4: the 4 are enough, 3 are not.
+        assert!(too_few(4, 4, &settings, path).is_none());
+        assert!(too_few(3, 4, &settings, path).unwrap().contains("fewer than the 4 tune ranks"));
+        // --min-questions lowers (or raises) it.
+        let low = crate::config::GenerateOptions { min_questions: 2, ..settings };
+        assert!(too_few(2, 10, &low, path).is_none());
     }
 }
