@@ -125,9 +125,11 @@ fn generate(cmd: &TuneCmd, config: &crate::ChunkConfig, named: bool, texts: &[(S
         }
         if let Some(refusal) = too_few(kept, n, &settings, &path) {
             let why = super::generate::shortfall(&generated, mode, &settings);
+            let why =
+                why.chars().next().map_or(String::new(), |c| c.to_uppercase().chain(why.chars().skip(1)).collect());
             let lower =
-                if kept > 0 { format!("; or rank on these with --min-questions {kept}") } else { String::new() };
-            return Err(Error::Llm(format!("{refusal}: {why}{lower}")));
+                if kept > 0 { format!("; or rank on these anyway with --min-questions {kept}") } else { String::new() };
+            return Err(Error::Llm(format!("{refusal}. A ranking on so few questions is noise. {why}{lower}.")));
         }
         let short = if kept < n {
             format!(", fewer than the {n} asked for: {}", super::generate::shortfall(&generated, mode, &settings))
@@ -159,7 +161,7 @@ fn too_few(kept: usize, n: usize, settings: &crate::config::GenerateOptions, pat
     };
     Some(format!(
         "only {kept} usable questions of the {n} asked for, fewer than the {minimum} tune ranks settings on: no config \
-         written{kept_where}; a ranking on so few questions is noise"
+         written{kept_where}"
     ))
 }
 
@@ -344,7 +346,7 @@ mod tests {
         let refusal = too_few(3, 10, &settings, path).unwrap();
         assert!(refusal.contains("only 3 usable questions of the 10 asked for, fewer than the 5"), "{refusal}");
         assert!(refusal.contains("no config written (the 3 kept are in best.questions.csv)"), "{refusal}");
-        assert!(too_few(0, 10, &settings, path).unwrap().contains("no config written;"));
+        assert!(too_few(0, 10, &settings, path).unwrap().ends_with("no config written"));
         // Asked for 4: the 4 are enough, 3 are not.
         assert!(too_few(4, 4, &settings, path).is_none());
         assert!(too_few(3, 4, &settings, path).unwrap().contains("fewer than the 4 tune ranks"));
