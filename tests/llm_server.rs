@@ -54,6 +54,78 @@ fn assert_tiles(text: &str, recs: &[Value], size: usize, what: &str) {
     assert_eq!(at, text.len(), "{what}: the last chunk ends at the end");
 }
 
+/// `bytes` of a corpus document, whole paragraphs, from `fraction` of the way in (line ends made
+/// `\n`): text that no test tunes the question generator on.
+fn held_out(name: &str, fraction: f64, bytes: usize) -> String {
+    let text = common::read_corpus(name).replace("\r\n", "\n");
+    let mut from = (text.len() as f64 * fraction) as usize;
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let start = from + text[from..].find("\n\n").expect("a paragraph break") + 2;
+    let mut end = start;
+    for (i, _) in text[start..].match_indices("\n\n") {
+        if i > bytes {
+            break;
+        }
+        end = start + i + 1;
+    }
+    text[start..end].to_string()
+}
+
+/// The questions the issue saw kept, and their Chinese kin: none may be.
+const GENERIC: [&str; 7] = [
+    "what is the passage about",
+    "the answer to this question",
+    "passage's answer",
+    "what is this text about",
+    "main idea",
+    "这段文字主要讲了什么",
+    "主要内容",
+];
+
+/// A crude reading of a text's content, independent of the generator's: lower-cased words of three
+/// letters or more that are not function words, and CJK characters other than particles.
+fn crude_words(text: &str) -> std::collections::BTreeSet<String> {
+    const FUNCTION: &str = "the and that this with from have has had was were are for not but his her its their they \
+        them there what who whom whose when where why how which does did about into than then also some";
+    let mut out = std::collections::BTreeSet::new();
+    let mut word = String::new();
+    for c in text.chars().chain([' ']) {
+        let cjk = ('\u{4e00}'..='\u{9fff}').contains(&c);
+        if c.is_alphanumeric() && !cjk {
+            word.extend(c.to_lowercase());
+            continue;
+        }
+        if word.chars().count() >= 3 && !FUNCTION.split_whitespace().any(|f| f == word) {
+            out.insert(word.clone());
+        }
+        word.clear();
+        if cjk && !"的是了在和这那个什么吗呢有".contains(c) {
+            out.insert(c.to_string());
+        }
+    }
+    out
+}
+
+/// The line of `eval --generate` or `tune` that counts every answer, checked to add up.
+fn counted(stderr: &str) -> &str {
+    let line = stderr.lines().find(|l| l.contains(" answers asked, ")).unwrap_or_else(|| panic!("no counts: {stderr}"));
+    let re = regex::Regex::new(
+        r"(\d+) answers asked, (\d+) questions kept; rejected: not found (\d+), generic (\d+).*, duplicates (\d+), empty or copied (\d+)(?:; (\d+) not looked at)?",
+    )
+    .unwrap();
+    let caps = re.captures(line).unwrap_or_else(|| panic!("counts as documented: {line}"));
+    let n = |i: usize| caps.get(i).map_or(0, |m| m.as_str().parse::<usize>().unwrap());
+    assert_eq!(n(1), (2..=7).map(n).sum::<usize>(), "every answer asked is kept or rejected once: {line}");
+    line
+}
+
+/// The generic count of a [`counted`] line.
+fn generic(line: &str) -> usize {
+    line.split("generic ").nth(1).and_then(|r| r.split([' ', ',']).next()).unwrap().parse().unwrap()
+}
+
 #[test]
 fn against_a_local_llama_cpp_server() {
     let dir = common::Dir::new();
@@ -146,6 +218,67 @@ fn against_a_local_llama_cpp_server() {
         let mean = v[metric]["mean"].as_f64().unwrap_or_else(|| panic!("{metric} in {v}"));
         assert!((0.0..=1.0).contains(&mean), "{metric} = {mean}");
     }
+
+    // Generated questions are about their passage, on held-out text (parts of War and Peace and of the
+    // Chinese Rust book the generator was never tuned on): SmolLM2-135M writes "What is the passage
+    // about?" for half the passages and English questions about Chinese ones; none of them is kept.
+    std::fs::create_dir_all(root.join("heldout")).unwrap();
+    let held_en = held_out("en_war_and_peace.txt", 0.75, 6000);
+    let held_zh = held_out("zh_rust_book.md", 0.25, 2500);
+    std::fs::write(root.join("heldout/war_and_peace.txt"), &held_en).unwrap();
+    std::fs::write(root.join("heldout/rust_book.md"), &held_zh).unwrap();
+    let about =
+        run(&["eval", "heldout", "--generate", "4", "--generate-attempts", "2", "--seed", "2", "--out", "held.csv"]);
+    ok(&about, "eval --generate on held-out text");
+    let line = counted(&about.stderr);
+    println!("eval --generate 4 on held-out text: {line}");
+    assert!(generic(line) >= 1, "the model's templates are counted as generic: {line}");
+    let csv = std::fs::read_to_string(root.join("held.csv")).unwrap();
+    let mut kept = 0;
+    for row in csv::Reader::from_reader(csv.as_bytes()).records() {
+        let row = row.unwrap();
+        let refs: Value = serde_json::from_str(&row[1]).unwrap();
+        let (question, reference) = (&row[0], refs[0]["content"].as_str().unwrap());
+        let doc = if &row[2] == "war_and_peace" { &held_en } else { &held_zh };
+        assert!(doc.contains(reference), "an exact reference: {reference}");
+        let shared: Vec<String> = crude_words(question).intersection(&crude_words(reference)).cloned().collect();
+        assert!(!shared.is_empty(), "{question:?} shares no content with its reference {reference:?}");
+        let lower = question.to_lowercase();
+        for template in GENERIC {
+            assert!(!lower.contains(template), "{question:?} is a generic template");
+        }
+        assert!(!chunktui::eval::generate::about::is_template(question), "{question:?}");
+        println!("  kept: {question:?} (shares {shared:?})");
+        kept += 1;
+    }
+    assert!(kept >= 1, "{}", about.stderr);
+    // Fewer than asked for: said, with what to do.
+    let short = about.stderr.contains("fewer than the 4 asked for") && about.stderr.contains("a stronger model");
+    assert_eq!(short, kept < 4, "{kept} kept of 4: {}", about.stderr);
+    if let Some(line) = about.stderr.lines().find(|l| l.contains("asked for:")) {
+        println!("  {line}");
+    }
+    // tune with too few usable questions stops instead of ranking settings on them (the answers
+    // above come from the cache).
+    let tuned = run(&[
+        "tune",
+        "heldout",
+        "--generate",
+        "8",
+        "--generate-attempts",
+        "1",
+        "--seed",
+        "2",
+        "--retriever",
+        "bm25",
+        "--best",
+        "held-best.toml",
+    ]);
+    assert_eq!(tuned.out.status.code(), Some(2), "{}", tuned.stderr);
+    println!("tune --generate 8: {}", counted(&tuned.stderr));
+    println!("  {}", tuned.stderr.lines().last().unwrap_or_default());
+    assert!(tuned.stderr.contains("fewer than the 5 tune ranks settings on: no config written"), "{}", tuned.stderr);
+    assert!(!root.join("held-best.toml").exists(), "no config from too few questions");
 
     // The server stopped: the same settings give the same chunks, from the cache.
     server.stop();
