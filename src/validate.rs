@@ -18,6 +18,7 @@ impl ChunkConfig {
         }
         crate::lint::problems(self, &mut problems);
         problems.extend(self.embed.problems());
+        problems.extend(self.generate.problems());
         if self.embed.is_set() && self.strategy == crate::config::StrategyKind::Late {
             problems.push(
                 "late chunking needs a vector for every token, which no embeddings API returns: with --embed-url use \
