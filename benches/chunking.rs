@@ -2,6 +2,7 @@
 //!
 //!     cargo bench --bench chunking              # everything
 //!     cargo bench --bench chunking -- recursive # one group
+//!     cargo bench --bench chunking -- fast_4096 # fast's byte budgets (offsets, chunks)
 //!     cargo bench --bench chunking -- code_1mb  # the code strategy on this repo's Rust
 //!     cargo bench --bench chunking -- stats_vs_chunk  # `stats` (numbers + lint) against the cut
 //!
@@ -50,6 +51,36 @@ fn bench_chars(c: &mut Criterion) {
                 b.iter(|| chunker.chunk(t).expect("chunks"))
             });
         }
+    }
+    group.finish();
+}
+
+/// `fast` at a 4096-byte budget: its offsets into a reused buffer (no chunk
+/// made) and its chunks, against recursive's chunks at 4096 chars.
+fn bench_fast(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fast_4096_bytes");
+    group.sample_size(20).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(300));
+    for file in FILES {
+        let text = corpus(file);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        let fast = Chunker::new(&config(StrategyKind::Fast, Unit::Bytes, 4096, 0)).expect("valid config");
+        let mut out = Vec::new();
+        group.bench_with_input(BenchmarkId::new("fast-offsets", file), &text, |b, t| {
+            b.iter(|| {
+                out.clear();
+                fast.offsets_into(t, &mut out).expect("offsets");
+                out.len()
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("fast", file), &text, |b, t| b.iter(|| fast.chunk(t).expect("chunks")));
+        let recursive = Chunker::new(&config(StrategyKind::Recursive, Unit::Chars, 4096, 0)).expect("valid config");
+        group.bench_with_input(BenchmarkId::new("recursive-offsets", file), &text, |b, t| {
+            b.iter(|| {
+                out.clear();
+                recursive.offsets_into(t, &mut out).expect("offsets");
+                out.len()
+            })
+        });
     }
     group.finish();
 }
@@ -223,5 +254,14 @@ fn bench_stats_vs_chunk(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_chars, bench_tokens, bench_words, bench_linear, bench_code, bench_stats_vs_chunk);
+criterion_group!(
+    benches,
+    bench_chars,
+    bench_fast,
+    bench_tokens,
+    bench_words,
+    bench_linear,
+    bench_code,
+    bench_stats_vs_chunk
+);
 criterion_main!(benches);

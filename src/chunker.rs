@@ -143,6 +143,53 @@ impl Chunker {
         enrich(chunks, text, &self.config, control)
     }
 
+    /// The chunks' byte ranges, appended to `out` flat: start0, end0,
+    /// start1, end1... The same ranges as [`Chunker::chunk`], without a
+    /// [`Chunk`] per chunk where the config allows (no edits, embed text,
+    /// enrichment or model); `fast` then cuts at memory speed. Reuse `out`
+    /// across documents to allocate nothing per document.
+    ///
+    /// ```
+    /// use chunktui::config::StrategyKind;
+    /// use chunktui::{ChunkConfig, Chunker};
+    /// let config = ChunkConfig { strategy: StrategyKind::Fast, size: 8, ..ChunkConfig::default() };
+    /// let mut out = Vec::new();
+    /// Chunker::new(&config).unwrap().offsets_into("One. Two. Three.", &mut out).unwrap();
+    /// assert_eq!(out, [0, 4, 4, 9, 9, 16]);
+    /// ```
+    pub fn offsets_into(&self, text: &str, out: &mut Vec<u64>) -> Result<()> {
+        if let Some(done) = self.configured.plain_offsets_into(text, out) {
+            return done;
+        }
+        for c in self.chunk(text)? {
+            out.push(c.range.start as u64);
+            out.push(c.range.end as u64);
+        }
+        Ok(())
+    }
+
+    /// [`Chunker::offsets_into`] of bytes meant to be UTF-8. `fast` cuts
+    /// them as they are, unchecked and uncopied (it never ends a chunk
+    /// before a UTF-8 continuation byte); every other strategy checks them
+    /// first, and an error names the first byte that is not UTF-8.
+    pub fn offsets_of_bytes_into(&self, bytes: &[u8], out: &mut Vec<u64>) -> Result<()> {
+        if self.config.strategy == crate::config::StrategyKind::Fast && self.configured.cuts_each() {
+            let cutter = crate::strategy::fast::Cutter::new(&self.config.fast)?;
+            cutter.cut_bytes(bytes, self.config.size, |s, e| {
+                out.push(s as u64);
+                out.push(e as u64);
+            });
+            return Ok(());
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            crate::error::Error::input(format!(
+                "the text is not valid UTF-8 (byte {}): decode it first, or convert the file to UTF-8",
+                e.valid_up_to()
+            ))
+        })?;
+        self.offsets_into(text, out)
+    }
+
     /// The size of `text` in the configured unit.
     pub fn size_of(&self, text: &str) -> usize {
         self.sizer.size(text)

@@ -22,15 +22,23 @@ pub enum Unit {
     Words,
     /// Tokens of the configured tokenizer.
     Tokens,
+    /// UTF-8 bytes: only the `fast` strategy counts them (its size is a
+    /// byte budget), and it counts nothing else.
+    Bytes,
 }
 
 impl Unit {
+    /// The units any strategy may count in (what the workbench cycles):
+    /// [`Unit::Bytes`] is not one of them, only `fast` counts bytes.
     pub const ALL: [Unit; 3] = [Unit::Chars, Unit::Words, Unit::Tokens];
+    /// [`Unit::ALL`] and [`Unit::Bytes`].
+    pub const EVERY: [Unit; 4] = [Unit::Chars, Unit::Words, Unit::Tokens, Unit::Bytes];
     pub fn name(self) -> &'static str {
         match self {
             Unit::Chars => "chars",
             Unit::Words => "words",
             Unit::Tokens => "tokens",
+            Unit::Bytes => "bytes",
         }
     }
     pub fn parse(name: &str) -> Result<Self> {
@@ -38,7 +46,8 @@ impl Unit {
             "chars" | "characters" | "char" => Ok(Unit::Chars),
             "words" | "word" => Ok(Unit::Words),
             "tokens" | "token" => Ok(Unit::Tokens),
-            _ => Err(Error::config(format!("unknown unit '{name}': use chars, words or tokens"))),
+            "bytes" | "byte" => Ok(Unit::Bytes),
+            _ => Err(Error::config(format!("unknown unit '{name}': use chars, words, tokens or bytes (fast only)"))),
         }
     }
 }
@@ -290,6 +299,10 @@ impl Sizer {
     pub fn tokens(tokenizer: Tokenizer) -> Self {
         Sizer { unit: Unit::Tokens, tokenizer: Some(tokenizer) }
     }
+    /// UTF-8 bytes: a size is `len()`.
+    pub fn bytes() -> Self {
+        Sizer { unit: Unit::Bytes, tokenizer: None }
+    }
 
     /// The sizer for a unit; `tokenizer` is only loaded for `Unit::Tokens`.
     pub fn for_unit(unit: Unit, tokenizer: &str) -> Result<Self> {
@@ -297,6 +310,7 @@ impl Sizer {
             Unit::Chars => Sizer::chars(),
             Unit::Words => Sizer::words(),
             Unit::Tokens => Sizer::tokens(Tokenizer::load(tokenizer)?),
+            Unit::Bytes => Sizer::bytes(),
         })
     }
 
@@ -305,6 +319,7 @@ impl Sizer {
         match (self.unit, &self.tokenizer) {
             (Unit::Tokens, Some(t)) => t.count(text),
             (Unit::Words, _) => text.unicode_words().count(),
+            (Unit::Bytes, _) => text.len(),
             _ => text.chars().count(),
         }
     }
@@ -322,6 +337,7 @@ impl Sizer {
             (Unit::Words, _) => {
                 SizeIndex::Spans(doc_cache::get_or_build("words", text, || Ok(SpanIndex::new(word_spans(text))))?)
             }
+            (Unit::Bytes, _) => SizeIndex::Bytes,
             _ => SizeIndex::Chars(CharIndex::of(text)),
         })
     }
@@ -338,6 +354,8 @@ pub enum SizeIndex<'t> {
     Chars(CharIndex<'t>),
     /// Words or tokens: a unit counts in a range when its span overlaps it.
     Spans(Arc<SpanIndex>),
+    /// UTF-8 bytes: a range's size is its length; nothing to index.
+    Bytes,
 }
 
 impl SizeIndex<'_> {
@@ -345,6 +363,7 @@ impl SizeIndex<'_> {
         match self {
             SizeIndex::Chars(c) => c.count(range),
             SizeIndex::Spans(s) => s.count(range),
+            SizeIndex::Bytes => range.len(),
         }
     }
 
@@ -352,7 +371,7 @@ impl SizeIndex<'_> {
     /// is at least one byte); no useful bound for words and tokens.
     pub fn at_most(&self, range: Range<usize>) -> usize {
         match self {
-            SizeIndex::Chars(_) => range.len(),
+            SizeIndex::Chars(_) | SizeIndex::Bytes => range.len(),
             SizeIndex::Spans(_) => usize::MAX,
         }
     }
@@ -363,6 +382,7 @@ impl SizeIndex<'_> {
         match self {
             SizeIndex::Chars(c) => std::ptr::eq(c.bytes, text.as_bytes()),
             SizeIndex::Spans(s) => s.spans.last().is_none_or(|&(_, end)| end as usize <= text.len()),
+            SizeIndex::Bytes => true,
         }
     }
 
@@ -370,7 +390,7 @@ impl SizeIndex<'_> {
     pub fn spans(&self) -> Option<&[(u32, u32)]> {
         match self {
             SizeIndex::Spans(s) => Some(&s.spans),
-            SizeIndex::Chars(_) => None,
+            SizeIndex::Chars(_) | SizeIndex::Bytes => None,
         }
     }
 }

@@ -31,6 +31,7 @@ fn defaults_as_toml() -> toml::Table {
         ("semantic", toml::Value::try_from(SemanticOptions::default())),
         ("embed_text", toml::Value::try_from(EmbedTextOptions::default())),
         ("json", toml::Value::try_from(chunktui::config::JsonOptions::default())),
+        ("fast", toml::Value::try_from(chunktui::config::FastOptions::default())),
         ("hierarchical", toml::Value::try_from(HierarchicalOptions::default())),
         ("cluster", toml::Value::try_from(ClusterOptions::default())),
         ("code", toml::Value::try_from(CodeOptions::default())),

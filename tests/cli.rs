@@ -136,7 +136,8 @@ fn bad_settings() {
     );
     expect_error(&d, &["chunk", &f, "--size", "10", "--overlap", "50"], &["overlap (50)", "size (10)"]);
     expect_error(&d, &["chunk", &f, "--strategy", "nope"], &["unknown strategy 'nope'", "recursive"]);
-    expect_error(&d, &["chunk", &f, "--unit", "bytes"], &["unknown unit 'bytes'", "chars"]);
+    expect_error(&d, &["chunk", &f, "--unit", "furlongs"], &["unknown unit 'furlongs'", "chars"]);
+    expect_error(&d, &["chunk", &f, "--unit", "bytes"], &["only the fast strategy", "--strategy fast"]);
     expect_error(&d, &["chunk", &f, "--regex", "--separators", r#"["("]"#], &["bad separator regex", "("]);
     expect_error(&d, &["chunk", &f, "--separators", "not json"], &["--separators", "JSON list"]);
     expect_error(

@@ -172,7 +172,7 @@ proptest! {
 
     #[test]
     fn chars_and_words_keep_the_invariants(text in text(60), (size, overlap) in size_overlap(), extra in extra()) {
-        check_all(&text, &[Unit::Chars, Unit::Words], size, overlap, &extra)?;
+        check_all(&text, &[Unit::Chars, Unit::Words, Unit::Bytes], size, overlap, &extra)?;
     }
 }
 
@@ -192,7 +192,7 @@ proptest! {
     ) {
         let text = parts.concat();
         let extra = Extra { preset: "english", max_sentences: 0, overlap_sentences: 1 };
-        check_all(&text, &[Unit::Chars, Unit::Words], size, overlap, &extra)?;
+        check_all(&text, &[Unit::Chars, Unit::Words, Unit::Bytes], size, overlap, &extra)?;
     }
 }
 
@@ -219,7 +219,7 @@ fn edge_cases() {
         "ーむ",
     ] {
         for (size, overlap) in [(1, 0), (2, 1), (3, 0)] {
-            check_all(text, &Unit::ALL, size, overlap, &extra).unwrap();
+            check_all(text, &Unit::EVERY, size, overlap, &extra).unwrap();
         }
     }
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
@@ -66,6 +67,7 @@ class Chunker:
         semantic: dict[str, Any] = ...,
         embed_text: dict[str, Any] = ...,
         json: dict[str, Any] = ...,
+        fast: dict[str, Any] = ...,
         hierarchical: dict[str, Any] = ...,
         cluster: dict[str, Any] = ...,
         code: dict[str, Any] = ...,
@@ -80,6 +82,13 @@ class Chunker:
     def from_config(path: str | os.PathLike[str], **kwargs: Any) -> Chunker: ...
     def chunk(self, text: str | bytes) -> list[Chunk]:
         """The chunks of `text` (str, or bytes holding UTF-8), in order."""
+    def offsets(self, text: str | bytes) -> array.array[int]:
+        """The chunks' byte ranges in the text's UTF-8, flat in one
+        `array.array('Q')`: start0, end0, start1, end1, ... The same chunks as
+        `chunk(text)`, with no Python object per chunk (and for `fast` no chunk
+        made at all): use it when you slice the bytes yourself or only need
+        the boundaries, e.g. `fast` over gigabytes. `bytes` are read in place
+        (`fast` cuts them unchecked; other strategies check they are UTF-8)."""
     def chunk_file(self, path: str | os.PathLike[str]) -> list[Chunk]:
         """A file's chunks as `chunktui chunk FILE` gives them: HTML, PDF and Word
         (.docx) are extracted first, and offsets and text are those of the

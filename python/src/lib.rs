@@ -51,6 +51,29 @@ impl PyChunker {
         chunked.into_list(py, &text)
     }
 
+    /// The chunks' byte ranges in the text's UTF-8 as one flat
+    /// `array.array('Q')`: start0, end0, start1, end1... The same chunks as
+    /// `chunk`, with no Python object per chunk (and, for `fast`, no chunk
+    /// made at all): for pipelines that slice the bytes themselves. `bytes`
+    /// are read in place; `fast` cuts them unchecked, other strategies check
+    /// they are UTF-8 first. Runs without the GIL.
+    fn offsets<'py>(&self, py: Python<'py>, text: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let input = input::borrow(&text, "text")?;
+        let flat = py
+            .detach(|| {
+                let mut out = Vec::new();
+                match input {
+                    input::Input::Bytes(b) => self.inner.offsets_of_bytes_into(b, &mut out)?,
+                    other => self.inner.offsets_into(&other.to_utf8()?, &mut out)?,
+                }
+                Ok::<_, chunktui::Error>(out.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>())
+            })
+            .map_err(to_py)?;
+        let array = py.import("array")?.getattr("array")?.call1(("Q",))?;
+        array.call_method1("frombytes", (pyo3::types::PyBytes::new(py, &flat),))?;
+        Ok(array)
+    }
+
     /// Read a file and cut it as `chunktui chunk FILE --config ...` does:
     /// HTML and PDF are extracted first (their chunks carry `meta.element`
     /// or `meta.pages`), and the chunks' text and offsets are those of the

@@ -34,6 +34,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
     "code": {"language": "rust"},
     "embed_text": {"enabled": True, "fit": True},
     "json": {"convert_lists": True, "min_chunk_size": 120},
+    "fast": {"delimiters": "\n。", "pattern": "\n\n", "prefix": True},
     "hierarchical": {"base": "sentence", "levels": [3000, 600]},
     "langchain": {
         "headers": [["#", "H1"]],

@@ -532,6 +532,8 @@ pub enum Format {
     Jsonl,
     Json,
     Text,
+    /// Each chunk's start and end byte offsets, tab-separated, a line each: no text.
+    Offsets,
 }
 
 /// Settings that shape the chunks. Each overrides the config file.

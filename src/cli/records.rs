@@ -1,6 +1,6 @@
 //! `chunktui chunk`'s output, written one record at a time as chunks are
 //! handed over: JSON Lines, a pretty JSON array (byte for byte what
-//! serialising the whole list gives), or the text view.
+//! serialising the whole list gives), the text view, or byte offsets alone.
 
 use super::args::Format;
 use crate::chunk::Chunk;
@@ -25,6 +25,10 @@ impl<'t> RecordWriter<'t> {
 
     /// Write the next chunk (with late chunking's vector, if any).
     pub fn write(&mut self, out: &mut dyn Write, chunk: &Chunk, embedding: Option<&[f32]>) -> io::Result<()> {
+        if self.format == Format::Offsets {
+            self.written += 1;
+            return writeln!(out, "{}\t{}", chunk.range.start, chunk.range.end);
+        }
         let mut r = record(self.written, chunk, self.text, &self.offsets);
         r.embedding = embedding;
         match self.format {
@@ -42,6 +46,7 @@ impl<'t> RecordWriter<'t> {
                 }
             }
             Format::Text => text_view(out, &r, self.unit)?,
+            Format::Offsets => unreachable!("offsets are written above"),
         }
         self.written += 1;
         Ok(())
@@ -74,6 +79,18 @@ fn text_view(out: &mut dyn Write, r: &ChunkRecord<'_>, unit: Unit) -> io::Result
 mod tests {
     use super::*;
     use crate::chunk::ChunkMeta;
+
+    #[test]
+    fn offsets_are_start_and_end_bytes_a_line() {
+        let text = "中文。Two.";
+        let mut w = RecordWriter::new(Format::Offsets, Unit::Bytes, text);
+        let mut out = Vec::new();
+        for r in [0..9, 9..13] {
+            w.write(&mut out, &Chunk::new(r.clone(), r.len()), None).unwrap();
+        }
+        w.finish(&mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "0\t9\n9\t13\n");
+    }
 
     #[test]
     fn a_streamed_json_array_is_what_the_whole_list_serialises_to() {

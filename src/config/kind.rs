@@ -46,6 +46,7 @@ strategy_kinds! {
     Code => "code",
     Json => "json",
     Rows => "rows",
+    Fast => "fast",
     LangchainCharacter => "langchain-character",
     LangchainRecursive => "langchain-recursive",
     LangchainToken => "langchain-token",

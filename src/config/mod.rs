@@ -103,6 +103,8 @@ pub struct ChunkConfig {
     pub embed_text: EmbedTextOptions,
     #[serde(default, skip_serializing_if = "JsonOptions::is_default")]
     pub json: JsonOptions,
+    #[serde(default, skip_serializing_if = "FastOptions::is_default")]
+    pub fast: FastOptions,
     #[serde(default, skip_serializing_if = "HierarchicalOptions::is_default")]
     pub hierarchical: HierarchicalOptions,
     #[serde(default, skip_serializing_if = "ClusterOptions::is_default")]
@@ -164,6 +166,7 @@ impl Default for ChunkConfig {
             semantic: SemanticOptions::default(),
             embed_text: EmbedTextOptions::default(),
             json: JsonOptions::default(),
+            fast: FastOptions::default(),
             hierarchical: HierarchicalOptions::default(),
             cluster: ClusterOptions::default(),
             code: CodeOptions::default(),

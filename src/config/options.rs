@@ -240,6 +240,28 @@ impl JsonOptions {
     }
 }
 
+/// Settings of the `fast` strategy (`[fast]`): where a chunk may end before
+/// its byte budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct FastOptions {
+    /// Single characters a chunk may end at (the last one before the budget
+    /// wins): line breaks and English and CJK sentence ends by default.
+    pub delimiters: String,
+    /// One multi-character pattern to cut at instead of `delimiters`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The delimiter (or pattern) starts the next chunk instead of ending
+    /// this one.
+    pub prefix: bool,
+}
+
+impl Default for FastOptions {
+    fn default() -> Self {
+        FastOptions { delimiters: "\n.?!。！？".into(), pattern: None, prefix: false }
+    }
+}
+
 /// Settings of the `hierarchical` strategy (see [`crate::strategy::hierarchical`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -440,6 +462,7 @@ is_default!(
     SemanticOptions,
     EmbedTextOptions,
     JsonOptions,
+    FastOptions,
     HierarchicalOptions,
     ClusterOptions,
     CodeOptions,

@@ -11,6 +11,7 @@
 
 pub mod code;
 pub mod document;
+pub mod fast;
 pub mod fixed;
 pub mod hierarchical;
 pub mod html;
@@ -92,6 +93,16 @@ pub trait Strategy: Send + Sync {
     fn chunk_each(&self, text: &str, cx: &Context<'_>, emit: &mut dyn FnMut(Chunk)) -> Result<()> {
         self.chunk(text, cx)?.into_iter().for_each(emit);
         Ok(())
+    }
+
+    /// The byte ranges of the chunks [`Strategy::chunk_each`] hands over,
+    /// pushed onto `out` flat: start, end, start, end... A strategy that can
+    /// skip making the chunks (`fast`) overrides it.
+    fn offsets_into(&self, text: &str, cx: &Context<'_>, out: &mut Vec<u64>) -> Result<()> {
+        self.chunk_each(text, cx, &mut |c| {
+            out.push(c.range.start as u64);
+            out.push(c.range.end as u64);
+        })
     }
 
     /// [`Strategy::chunk_each`], handing `early` the whole cut's chunks
@@ -485,6 +496,26 @@ impl Configured {
     pub fn cuts_each(&self) -> bool {
         // Edits are applied over the whole list (a join merges two chunks).
         !self.config.embed_text.enabled && self.config.llm.enrich.is_empty() && self.config.edits.is_empty()
+    }
+
+    /// The byte ranges of the chunks of `text` with no model and no
+    /// structure, pushed onto `out` flat (start, end, start, end...), made
+    /// without a chunk object where the strategy can
+    /// ([`Strategy::offsets_into`]). `None` when the config needs the whole
+    /// list (edits, embed text, enrichment) or a model: cut the chunks then.
+    pub fn plain_offsets_into(&self, text: &str, out: &mut Vec<u64>) -> Option<Result<()>> {
+        if !self.cuts_each() || self.config.strategy.needs_model() {
+            return None;
+        }
+        let cx = Context {
+            config: &self.config,
+            sizer: &self.sizer,
+            model: None,
+            control: Control::none(),
+            structure: None,
+            index: None,
+        };
+        Some(self.strategy.offsets_into(text, &cx, out))
     }
 
     /// [`Configured::chunk_in`], each chunk handed to `emit` in order, cut by

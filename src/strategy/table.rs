@@ -33,6 +33,7 @@ strategy_table! {
     Code => super::code::SPEC,
     Json => super::json::SPEC,
     Rows => super::rows::SPEC,
+    Fast => super::fast::SPEC,
     LangchainCharacter => super::langchain::split::CHARACTER,
     LangchainRecursive => super::langchain::split::RECURSIVE,
     LangchainToken => super::langchain::token::SPEC,

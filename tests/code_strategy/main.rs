@@ -54,6 +54,7 @@ fn sizes(unit: Unit) -> &'static [usize] {
         Unit::Chars => &[120, 400, 1500],
         Unit::Words => &[40, 200],
         Unit::Tokens => &[60, 300],
+        Unit::Bytes => &[400, 4000],
     }
 }
 

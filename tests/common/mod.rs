@@ -62,9 +62,12 @@ pub fn non_model() -> Vec<StrategyKind> {
 }
 
 /// Whether `kind` can run in `unit` (LangChain's token splitter always
-/// counts tokens).
+/// counts tokens, `fast` always bytes, and only `fast` counts bytes).
 pub fn runs_in(kind: StrategyKind, unit: Unit) -> bool {
-    kind.spec().forces_unit.is_none_or(|forced| forced == unit)
+    match kind.spec().forces_unit {
+        Some(forced) => forced == unit,
+        None => unit != Unit::Bytes,
+    }
 }
 
 pub fn is_langchain(kind: StrategyKind) -> bool {

@@ -163,7 +163,8 @@ fn sentence_delims() -> Vec<String> {
 /// chonkie's `tokenizer`: a name it knows or a tokenizer object.
 fn tokenizer(config: &ChunkConfig, s: &mut Snippet) -> String {
     match config.unit {
-        Unit::Chars => py_str("character"),
+        // Bytes: only `fast` counts them, and no splitter here maps it.
+        Unit::Chars | Unit::Bytes => py_str("character"),
         Unit::Tokens => match super::hf_tokenizer_file(&config.tokenizer) {
             // An object: a name would be looked up on the Hugging Face hub.
             None => {

@@ -118,7 +118,8 @@ enum Length {
 /// The length measure, with the lines that set it up.
 fn length(config: &ChunkConfig, s: &mut Snippet) -> Length {
     match config.unit {
-        Unit::Chars => Length::Chars,
+        // Bytes: only `fast` counts them, and no splitter here maps it.
+        Unit::Chars | Unit::Bytes => Length::Chars,
         Unit::Tokens => match super::hf_tokenizer_file(&config.tokenizer) {
             None => {
                 s.need("tiktoken==0.14.0");

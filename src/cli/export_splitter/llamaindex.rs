@@ -185,7 +185,7 @@ fn sentence_splitter(config: &ChunkConfig, size: usize, overlap: usize, s: &mut 
 fn tokenizer(config: &ChunkConfig, s: &mut Snippet) -> String {
     match config.unit {
         // A list of the code points.
-        Unit::Chars => "list".into(),
+        Unit::Chars | Unit::Bytes => "list".into(),
         Unit::Tokens => match super::hf_tokenizer_file(&config.tokenizer) {
             None => {
                 s.need("tiktoken==0.14.0");

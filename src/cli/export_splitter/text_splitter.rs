@@ -72,7 +72,8 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
         features.push("\"markdown\"");
     }
     let sizer = match config.unit {
-        Unit::Chars => None,
+        // Bytes: only `fast` counts them, and no splitter here maps it.
+        Unit::Chars | Unit::Bytes => None,
         Unit::Tokens => match super::hf_tokenizer_file(&config.tokenizer) {
             None => {
                 features.push("\"tiktoken-rs\"");

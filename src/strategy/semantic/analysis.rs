@@ -662,6 +662,7 @@ fn size_lookup(sentences: &[Range<usize>], index: &SizeIndex<'_>) -> (Vec<usize>
             sentences.iter().map(|s| c.chars_before(s.start)).collect(),
             sentences.iter().map(|s| c.chars_before(s.end)).collect(),
         ),
+        SizeIndex::Bytes => (sentences.iter().map(|s| s.start).collect(), sentences.iter().map(|s| s.end).collect()),
         SizeIndex::Spans(sp) => {
             let spans = sp.spans();
             let mut ends: Vec<u32> = spans.iter().map(|s| s.1).collect();

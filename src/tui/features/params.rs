@@ -171,6 +171,10 @@ impl Held {
                 } else if let Some(unit) = self.unit.take() {
                     c.unit = unit;
                     return Some(format!("unit {unit} again"));
+                } else if c.unit == Unit::Bytes {
+                    // Only `fast` counts bytes.
+                    c.unit = Unit::Chars;
+                    return Some("unit chars (only fast counts bytes)".to_string());
                 }
             }
             Action::CycleUnit => self.unit = None,
@@ -260,12 +264,20 @@ mod tests {
         }
         assert_eq!((c.strategy, c.unit), start);
         // A unit chosen by key while the strategy forces its own is the user's choice.
-        while c.strategy.spec().forces_unit.is_none() {
+        while c.strategy != StrategyKind::LangchainToken {
             press(&mut c, &mut held, Action::CycleStrategy);
         }
         press(&mut c, &mut held, Action::CycleUnit);
         press(&mut c, &mut held, Action::CycleStrategy);
         assert_eq!(c.unit, Unit::Tokens, "no unit held after `u`");
+        // Bytes are fast's alone: `u` there, then on, comes to chars.
+        while c.strategy != StrategyKind::Fast {
+            press(&mut c, &mut held, Action::CycleStrategy);
+        }
+        assert_eq!(c.unit, Unit::Bytes);
+        press(&mut c, &mut held, Action::CycleUnit);
+        press(&mut c, &mut held, Action::CycleStrategy);
+        assert_eq!(c.unit, Unit::Chars, "{}", c.strategy);
     }
 
     #[test]
