@@ -329,7 +329,10 @@ fn argument_errors_are_one_line_with_the_fix() {
         &["stats", &doc, "--siz", "5"],
         &["unknown option '--siz'", "did you mean '--size'?", "chunktui stats --help"],
     );
-    refused(&["chunk", &doc, "--format", "xml"], &["--format does not take 'xml'", "use one of jsonl, json, text, offsets"]);
+    refused(
+        &["chunk", &doc, "--format", "xml"],
+        &["--format does not take 'xml'", "use one of jsonl, json, text, offsets"],
+    );
     refused(&["chunk", &doc, "--levels", "1,9"], &["--levels takes heading levels 1 to 6", "not 9"]);
     refused(&["chunk"], &["`chunktui chunk` needs <FILE>", "chunktui chunk --help"]);
     // `chunk` and `stats` take many files now (tests/corpus_cli.rs); `lint` still takes one.
