@@ -152,7 +152,13 @@ impl Chunker {
     /// ```
     /// use chunktui::config::StrategyKind;
     /// use chunktui::{ChunkConfig, Chunker};
-    /// let config = ChunkConfig { strategy: StrategyKind::Fast, size: 8, ..ChunkConfig::default() };
+    /// let config = ChunkConfig {
+    ///     strategy: StrategyKind::Fast,
+    ///     unit: chunktui::size::Unit::Bytes,
+    ///     size: 8,
+    ///     overlap: 0,
+    ///     ..ChunkConfig::default()
+    /// };
     /// let mut out = Vec::new();
     /// Chunker::new(&config).unwrap().offsets_into("One. Two. Three.", &mut out).unwrap();
     /// assert_eq!(out, [0, 4, 4, 9, 9, 16]);

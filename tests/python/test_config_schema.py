@@ -64,7 +64,7 @@ def test_what_chunktui_refuses_the_schema_refuses() -> None:
     assert any("sise" in e for e in errors({**base, "sise": 10})), "unknown keys"
     assert errors({**base, "strategy": "paragraphs"}), "unknown strategy"
     assert errors({**base, "size": -3}), "negative size"
-    assert errors({**base, "unit": "bytes"}), "unknown unit"
+    assert errors({**base, "unit": "lines"}), "unknown unit"
     assert errors({**base, "embed_text": {"enabled": "yes"}}), "wrong type in a section"
     # Every key may be left out (it keeps its default), in chunktui and in the schema alike.
     for key in ("version", "strategy", "unit", "size", "overlap"):
