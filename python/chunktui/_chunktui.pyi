@@ -77,7 +77,13 @@ class Chunker:
         agentic: dict[str, Any] = ...,
         generate: dict[str, Any] = ...,
         edits: list[dict[str, Any]] = ...,
-    ) -> None: ...
+        **strategy_keys: Any,
+    ) -> None:
+        """Every keyword is a config file key (sections as dicts). A key of
+        the chosen strategy's own section may also be given alone:
+        `Chunker(strategy="fast", delimiters="\\n.?")` is
+        `fast={"delimiters": "\\n.?"}`, `Chunker(strategy="semantic",
+        threshold=90)` is `semantic={"threshold": 90}`."""
     @staticmethod
     def from_config(path: str | os.PathLike[str], **kwargs: Any) -> Chunker: ...
     def chunk(self, text: str | bytes) -> list[Chunk]:

@@ -10,6 +10,8 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
 pyo3::create_exception!(
     chunktui,
@@ -37,6 +39,10 @@ pub fn build(base: Option<&ChunkConfig>, overrides: Map<String, Value>) -> Resul
     let from_file = base.is_some();
     let mut value = serde_json::to_value(base.unwrap_or(&defaults)).expect("a config serialises");
     let Value::Object(merged) = &mut value else { unreachable!("a config serialises to an object") };
+    let overrides = into_strategy_section(overrides, merged);
+    if let Some(hint) = section_hint(&overrides, merged) {
+        return Err(Error::config(hint));
+    }
     for (key, given) in &overrides {
         match (merged.get_mut(key), given) {
             (Some(Value::Object(section)), Value::Object(keys)) => {
@@ -64,6 +70,83 @@ pub fn build(base: Option<&ChunkConfig>, overrides: Map<String, Value>) -> Resul
         config.overlap = ChunkConfig::overlap_for_size(config.size);
     }
     Ok(config)
+}
+
+/// The config file's sections and each one's keys, from its schema (a
+/// serialised config leaves unset optional keys out).
+static SECTIONS: LazyLock<BTreeMap<String, BTreeSet<String>>> = LazyLock::new(|| {
+    let schema: Value = serde_json::from_str(&chunktui::config::json_schema()).expect("the schema is JSON");
+    let keys_of = |def: &Value| -> Option<BTreeSet<String>> {
+        let name = def.get("$ref")?.as_str()?.rsplit('/').next()?;
+        Some(schema["$defs"][name]["properties"].as_object()?.keys().cloned().collect())
+    };
+    let top = schema["properties"].as_object().expect("the schema has properties");
+    top.iter().filter_map(|(section, def)| Some((section.clone(), keys_of(def)?))).collect()
+});
+
+/// A keyword that is not a top-level key but a key of the chosen strategy's
+/// own section goes into that section, as chonkie's and LangChain's
+/// splitters take them: `Chunker(strategy="fast", delimiters="\n.?")` is
+/// `fast={"delimiters": "\n.?"}`, `Chunker(strategy="semantic",
+/// threshold=90)` is `semantic={"threshold": 90}`. The section is the one
+/// named as the strategy, else its family's (`langchain-*`, `semantic-*`),
+/// else `semantic` for a strategy that embeds. Any other keyword is left
+/// where it is, for [`section_hint`] to name.
+fn into_strategy_section(overrides: Map<String, Value>, config: &Map<String, Value>) -> Map<String, Value> {
+    let strategy = match overrides.get("strategy").or_else(|| config.get("strategy")) {
+        Some(Value::String(name)) => name.clone(),
+        _ => return overrides,
+    };
+    let needs_model = chunktui::config::StrategyKind::parse(&strategy).is_ok_and(|k| k.spec().needs_model);
+    let family = strategy.split('-').next().unwrap_or_default().to_string();
+    let homes: Vec<(&String, &BTreeSet<String>)> = [Some(strategy.as_str()), Some(family.as_str()), needs_model.then_some("semantic")]
+        .into_iter()
+        .flatten()
+        .filter_map(|name| SECTIONS.get_key_value(name))
+        .collect();
+    let mut out = Map::new();
+    for (key, value) in overrides {
+        let home = match config.contains_key(&key) {
+            true => None,
+            false => homes.iter().find(|(_, keys)| keys.contains(&key)),
+        };
+        match (home, value) {
+            (Some((section, _)), value) => {
+                let entry = out.entry(section.to_string()).or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(keys) = entry {
+                    keys.entry(key).or_insert(value);
+                }
+            }
+            // A section's dict given beside a shorthand of the same section:
+            // the dict's keys win.
+            (None, Value::Object(given)) if matches!(out.get(&key), Some(Value::Object(_))) => {
+                if let Some(Value::Object(keys)) = out.get_mut(&key) {
+                    keys.extend(given);
+                }
+            }
+            (None, value) => {
+                out.insert(key, value);
+            }
+        }
+    }
+    out
+}
+
+/// A keyword left at the top level that only a section knows: which
+/// section, and how to give it.
+fn section_hint(overrides: &Map<String, Value>, config: &Map<String, Value>) -> Option<String> {
+    let key = overrides.keys().find(|k| !config.contains_key(*k))?;
+    let sections: Vec<&String> = SECTIONS.iter().filter(|(_, keys)| keys.contains(key)).map(|(name, _)| name).collect();
+    let first = sections.first()?;
+    let named: Vec<String> = sections.iter().map(|s| format!("[{s}]")).collect();
+    let alone = match chunktui::config::StrategyKind::parse(first) {
+        Ok(_) => format!(" (with strategy=\"{first}\", {key}= alone goes there)"),
+        Err(_) => String::new(),
+    };
+    Some(format!(
+        "{key} is not a top-level setting but a key of {}: pass {first}={{\"{key}\": ...}}{alone}",
+        named.join(" and ")
+    ))
 }
 
 /// The place in a JSON error ("line 1, column 57: ") points into JSON the

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import array
 from pathlib import Path
+from typing import Any
+
+import subprocess
 
 import chonkie_core
 import pytest
+from chonkie import FastChunker
 
 import chunktui
-from pkgtest import corpus_files, read
+from pkgtest import chunktui_bin, corpus_files, read
 
 FOR_FORMATS = {name for name, _ in chunktui.format_strategies()}
 NON_MODEL = [
@@ -49,9 +53,25 @@ def inputs() -> list[tuple[str, bytes]]:
     return [(p.name, p.read_bytes()) for p in corpus_files()] + [("mixed", mixed()), ("zh-one-line", zh.replace(b"\n", b""))]
 
 
+def agrees_with_chonkie(name: str, data: bytes, ours: list[tuple[int, int]], theirs: list[tuple[int, int]]) -> bool:
+    """Our offsets are chonkie's where it never cuts inside a character
+    (True); else they agree up to its first such cut, where ours ends at that
+    character's start (False)."""
+    if cuts_inside(data, theirs) == 0:
+        assert ours == theirs, name
+        return True
+    first = next(i for i, (_, end) in enumerate(theirs) if not is_start(data, end))
+    assert ours[:first] == theirs[:first], name
+    end = theirs[first][1]
+    while not is_start(data, end):
+        end -= 1
+    assert ours[first] == (theirs[first][0], end), name
+    return False
+
+
 @pytest.mark.parametrize("size", [4096, 512, 37])
 def test_offsets_equal_chonkie_where_it_never_cuts_inside_a_character(size: int) -> None:
-    chunker = chunktui.Chunker(strategy="fast", size=size, unit="bytes", fast={"delimiters": "\n.?"})
+    chunker = chunktui.Chunker(strategy="fast", size=size, unit="bytes", delimiters="\n.?")
     clean = inside = 0
     for name, data in inputs():
         ours = pairs(chunker.offsets(data))
@@ -61,18 +81,9 @@ def test_offsets_equal_chonkie_where_it_never_cuts_inside_a_character(size: int)
         assert all(a[1] == b[0] for a, b in zip(ours, ours[1:])), name
         assert cuts_inside(data, ours) == 0, name
         bad = cuts_inside(data, theirs)
-        if bad == 0:
-            assert ours == theirs, name
+        if agrees_with_chonkie(name, data, ours, theirs):
             clean += 1
         else:
-            # Up to chonkie's first cut inside a character the offsets agree;
-            # there ours ends at that character's start.
-            first = next(i for i, (_, end) in enumerate(theirs) if not is_start(data, end))
-            assert ours[:first] == theirs[:first], name
-            end = theirs[first][1]
-            while not is_start(data, end):
-                end -= 1
-            assert ours[first] == (theirs[first][0], end), name
             inside += 1
             print(f"{name} at {size} bytes: chonkie cut inside a character {bad} times in {len(theirs)} chunks")
     # At 4096 bytes every corpus file (and the mix) is clean; smaller
@@ -125,3 +136,51 @@ def test_bytes_are_checked_by_other_strategies_and_units_are_checked() -> None:
         chunktui.Chunker(strategy="recursive", unit="bytes")
     with pytest.raises(ValueError, match="fast always counts bytes"):
         chunktui.Chunker(strategy="fast", unit="chars")
+
+
+@pytest.mark.parametrize(
+    ("settings", "theirs"),
+    [
+        ({"pattern": "\n\n"}, {"pattern": b"\n\n"}),
+        ({"pattern": "\n\n", "prefix": True}, {"pattern": b"\n\n", "prefix": True}),
+        ({"delimiters": "\n", "prefix": True}, {"delimiters": b"\n", "prefix": True}),
+        ({"delimiters": ""}, {"delimiters": b""}),
+    ],
+)
+def test_patterns_and_prefixes_equal_chonkie(settings: dict[str, Any], theirs: dict[str, Any]) -> None:
+    # English with its few non-ASCII characters dropped: chonkie then never
+    # cuts inside one, and every offset must agree.
+    data = bytes(b for b in b"\n".join(p.read_bytes()[:300_000] for p in corpus_files() if p.name.startswith("en_")) if b < 128)
+    for size in (4096, 700):
+        chunker = chunktui.Chunker(strategy="fast", size=size, unit="bytes", **settings)
+        expected = [tuple(o) for o in chonkie_core.chunk_offsets(data, size=size, **theirs)]
+        assert agrees_with_chonkie(f"{settings} at {size}", data, pairs(chunker.offsets(data)), expected)
+
+
+def test_chunk_texts_equal_chonkies_fast_chunker() -> None:
+    for path in corpus_files():
+        text = read(path)
+        theirs = [c.text for c in FastChunker(chunk_size=4096, delimiters="\n.?").chunk(text)]
+        ours = [c.text for c in chunktui.Chunker(strategy="fast", size=4096, unit="bytes", delimiters="\n.?").chunk(text)]
+        assert ours == theirs, path.name
+
+
+def test_the_command_line_cuts_as_the_library() -> None:
+    path = next(p for p in corpus_files() if p.name.startswith("zh_"))
+    cases: list[tuple[list[str], dict[str, Any]]] = [
+        (["--delimiters", "\\n.?"], {"delimiters": "\n.?"}),
+        (["--pattern", "\\n\\n", "--prefix"], {"pattern": "\n\n", "prefix": True}),
+        ([], {}),
+    ]
+    for flags, keywords in cases:
+        run = subprocess.run(
+            [str(chunktui_bin()), "chunk", str(path), "--strategy", "fast", "--unit", "bytes", "--size", "1000"]
+            + flags
+            + ["--format", "offsets"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        cli = [tuple(int(x) for x in line.split()) for line in run.stdout.splitlines()]
+        chunker = chunktui.Chunker(strategy="fast", size=1000, unit="bytes", **keywords)
+        assert cli == pairs(chunker.offsets(path.read_bytes())), flags

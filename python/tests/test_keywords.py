@@ -156,3 +156,40 @@ def test_a_size_without_an_overlap_overlaps_by_a_fifth_of_it(tmp_path: Path) -> 
     config = tmp_path / "chunktui.toml"
     config.write_text('version = 1\nstrategy = "recursive"\nunit = "chars"\nsize = 1000\noverlap = 150\n', encoding="utf-8")
     assert chunktui.Chunker.from_config(config, size=400).config["overlap"] == 150
+
+
+@pytest.mark.parametrize(
+    ("keywords", "section", "key", "value"),
+    [
+        ({"strategy": "fast", "unit": "bytes", "delimiters": "\n.?"}, "fast", "delimiters", "\n.?"),
+        ({"strategy": "fast", "pattern": "\n\n", "prefix": True}, "fast", "pattern", "\n\n"),
+        ({"strategy": "semantic", "threshold": 80.0}, "semantic", "threshold", 80.0),
+        ({"strategy": "adaptive", "min_size": 10}, "semantic", "min_size", 10),
+        ({"strategy": "langchain-recursive", "separators": ["\n", " "]}, "langchain", "separators", ["\n", " "]),
+        ({"strategy": "recursive", "separators": ["\n", " "]}, "recursive", "separators", ["\n", " "]),
+        ({"strategy": "sentence", "max_sentences": 4}, "sentence", "max_sentences", 4),
+    ],
+)
+def test_a_key_of_the_strategys_own_section_is_a_keyword_alone(
+    keywords: dict[str, Any], section: str, key: str, value: Any
+) -> None:
+    config = chunktui.Chunker(**keywords).config
+    assert config[section][key] == value
+    # The same as the section's dict, and the other keys of the section stay.
+    as_dict = {k: v for k, v in keywords.items() if k in {"strategy", "unit"}}
+    as_dict[section] = {k: v for k, v in keywords.items() if k not in {"strategy", "unit"}}
+    assert chunktui.Chunker(**as_dict).config == config
+
+
+def test_a_section_dict_beside_its_shorthand_wins() -> None:
+    config = chunktui.Chunker(strategy="fast", delimiters="\n", fast={"delimiters": ".", "prefix": True}).config
+    assert config["fast"] == {**config["fast"], "delimiters": ".", "prefix": True}
+
+
+def test_a_section_key_for_another_strategy_says_where_it_goes() -> None:
+    with pytest.raises(ValueError, match=r"delimiters is not a top-level setting but a key of \[fast\]") as e:
+        chunktui.Chunker(strategy="recursive", delimiters="\n")
+    assert 'fast={"delimiters": ...}' in str(e.value)
+    assert 'strategy="fast"' in str(e.value)
+    with pytest.raises(ValueError, match="no_such_key"):
+        chunktui.Chunker(strategy="fast", no_such_key=1)

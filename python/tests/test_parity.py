@@ -331,7 +331,7 @@ def test_bad_settings_are_value_errors_with_the_cli_message() -> None:
         assert done.returncode == 2
         assert str(raised.value) in done.stderr, (kwargs, done.stderr)
     with pytest.raises(ValueError, match="unknown field `sise`"):
-        chunktui.Chunker(sise=10)  # type: ignore[call-arg]  # the mistake under test
+        chunktui.Chunker(sise=10)  # the mistake under test
     with pytest.raises(ValueError, match=r"^size=-1: invalid value: integer `-1`"):
         chunktui.Chunker(size=-1)
     with pytest.raises(ValueError, match=r"^recursive=\{\"is_regex\":\"yes\"\}: invalid type: string"):

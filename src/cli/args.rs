@@ -674,6 +674,16 @@ pub struct ChunkFlags {
     /// langchain-json: LangChain's min_chunk_size (default max(size - 200, 50)); else [json] min_chunk_size.
     #[arg(long, value_name = "N", global = true)]
     pub json_min_chunk_size: Option<usize>,
+    /// fast: the single characters a chunk may end at (the last one before the byte budget wins), \n \r \t
+    /// \\ written as escapes, e.g. '\n.?' (chonkie's defaults); default: line breaks and .?!。！？
+    #[arg(long, value_name = "CHARS", global = true)]
+    pub delimiters: Option<String>,
+    /// fast: one multi-character pattern to cut at instead of --delimiters (escapes as there), e.g. '\n\n'.
+    #[arg(long, value_name = "TEXT", global = true)]
+    pub pattern: Option<String>,
+    /// fast: the delimiter (or pattern) starts the next chunk instead of ending this one.
+    #[arg(long, global = true)]
+    pub prefix: bool,
     /// Read the input as this format whatever its extension says: markdown, html, code, text, pdf, docx,
     /// json, jsonl, csv or tsv (JSON, JSONL, CSV and TSV are record data: see `chunktui stats`).
     #[arg(long, value_name = "FORMAT", global = true)]

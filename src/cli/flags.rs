@@ -195,11 +195,40 @@ impl ChunkFlags {
         if let Some(n) = self.json_min_chunk_size {
             c.json.min_chunk_size = Some(n);
         }
+        if let Some(d) = &self.delimiters {
+            c.fast.delimiters = unescape(d);
+        }
+        if let Some(p) = &self.pattern {
+            c.fast.pattern = Some(unescape(p));
+        }
+        c.fast.prefix |= self.prefix;
         c.embed_text.enabled |= self.embed_text || self.embed_text_fit;
         c.embed_text.fit |= self.embed_text_fit;
         c.validate()?;
         Ok((c, named))
     }
+}
+
+/// `\n`, `\r`, `\t` and `\\` as the characters they name: a shell passes
+/// them as two characters, and a delimiter is one. Any other backslash stays.
+fn unescape(flag: &str) -> String {
+    let mut out = String::with_capacity(flag.len());
+    let mut chars = flag.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('\\') => out.push('\\'),
+            Some(other) => out.extend(['\\', other]),
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 /// `--levels` for markdown: heading levels 1 to 6.

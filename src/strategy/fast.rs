@@ -22,7 +22,7 @@ pub const SPEC: Spec = Spec {
     help: "byte budgets (--unit bytes) cut at the last delimiter before --size bytes, at memory speed",
     overlap: OverlapRule::None,
     forces_unit: Some(Unit::Bytes),
-    options: &["[fast] delimiters", "[fast] pattern", "[fast] prefix"],
+    options: &["--delimiters", "--pattern", "--prefix"],
     ..Spec::new(|c| Ok(Box::new(Fast { cutter: Cutter::new(&c.fast)?, size: c.size })))
 };
 
@@ -95,7 +95,10 @@ impl Cutter {
                 break;
             }
             let limit = start + size;
-            let end = match self.last_cut(bytes, start, limit) {
+            // In invalid UTF-8 a continuation byte may follow a delimiter:
+            // not a place to end either.
+            let at_delimiter = self.last_cut(bytes, start, limit).filter(|&e| e == n || !is_continuation(bytes[e]));
+            let end = match at_delimiter {
                 Some(end) => end,
                 None => {
                     // The budget, snapped back to a character's start.

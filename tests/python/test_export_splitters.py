@@ -255,6 +255,31 @@ def test_hugging_face_tokens_are_exact_too(tmp_path: Path, docs: dict[str, Path]
     assert chunks_of(lib, splitter, read(docs[doc])) == expected
 
 
+# chonkie's FastChunker: the same chunks where its delimiters are ASCII and
+# no budget falls inside a character (the snippet's fidelity says so).
+FAST: list[tuple[str, list[str]]] = [
+    ("ripgrep", ["--delimiters", "\\n.?"]),
+    ("guide", ["--delimiters", "\\n", "--prefix"]),
+    ("ripgrep", ["--pattern", "\\n\\n"]),
+    ("zh_article", ["--delimiters", "\\n"]),
+]
+
+
+@pytest.mark.parametrize(("doc", "flags"), FAST)
+def test_fast_exports_to_chonkies_fast_chunker(tmp_path: Path, docs: dict[str, Path], doc: str, flags: list[str]) -> None:
+    cfg = config_file(tmp_path, ["--strategy", "fast", "--unit", "bytes", "--size", "600", *flags])
+    code, splitter = build(cfg, "chonkie")
+    assert "FastChunker(" in code and "Fidelity: close" in code
+    expected = chunktui_texts(cfg, docs[doc])
+    assert len(expected) > 3
+    assert chunks_of("chonkie", splitter, read(docs[doc])) == expected
+
+
+def test_fast_export_warns_of_delimiters_chonkie_reads_as_bytes(tmp_path: Path) -> None:
+    code = chunktui("export", str(config_file(tmp_path, ["--strategy", "fast", "--unit", "bytes"])), "--to", "chonkie")
+    assert "chonkie cuts at each of their bytes" in code
+
+
 # --- close ------------------------------------------------------------------------
 
 # (strategy flags, document, whether the library keeps to a size)

@@ -1,9 +1,9 @@
 //! chonkie (1.7.0): `TokenChunker`, `RecursiveChunker` with chunktui's
 //! separator levels as `RecursiveRules`, `SentenceChunker`,
-//! `SemanticChunker` and `LateChunker`.
+//! `SemanticChunker`, `LateChunker` and `FastChunker`.
 
 use super::langchain::{hf_tokenizer, lookup};
-use super::{model_id, py_call, py_list, py_str, sentence_notes, Fidelity, Snippet, SENTENCE_ENDS};
+use super::{model_id, py_bool, py_call, py_list, py_str, sentence_notes, Fidelity, Snippet, SENTENCE_ENDS};
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit};
 use crate::strategy::recursive::{Sep, Separators};
 
@@ -57,6 +57,14 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         StrategyKind::Late,
         Fidelity::Close("LateChunker: recursive boundaries, chunk vectors pooled from token embeddings"),
     ),
+    (
+        StrategyKind::Fast,
+        Fidelity::Close(
+            "FastChunker with the same budget, delimiters, pattern and prefix: the same chunks when the delimiters \
+             are ASCII and no budget falls inside a character (chonkie reads delimiters as bytes, and can end a \
+             chunk inside a UTF-8 character)",
+        ),
+    ),
     (StrategyKind::Document, Fidelity::None("the whole file is one chunk: no chunker is needed")),
     (
         StrategyKind::LangchainMarkdownHeader,
@@ -88,6 +96,23 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
                 "TokenChunker",
                 &[("tokenizer", tokenizer(config, s)), size, ("chunk_overlap", config.overlap.to_string())],
             )
+        }
+        StrategyKind::Fast => {
+            imp(s, "FastChunker");
+            let fast = &config.fast;
+            if fast.pattern.is_none() && !fast.delimiters.is_ascii() {
+                s.note(format!(
+                    "delimiters {:?}: chonkie cuts at each of their bytes, so inside the multi-byte ones; \
+                     keep ASCII delimiters (or a pattern) for the same chunks",
+                    fast.delimiters
+                ));
+            }
+            let mut args = vec![size, ("delimiters", py_str(&fast.delimiters))];
+            if let Some(p) = &fast.pattern {
+                args.push(("pattern", py_str(p)));
+            }
+            args.push(("prefix", py_bool(fast.prefix)));
+            py_call("FastChunker", &args)
         }
         StrategyKind::Sentence => {
             imp(s, "SentenceChunker");
