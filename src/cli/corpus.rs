@@ -7,8 +7,12 @@
 //! and unreadable files are skipped with one warning line each.
 
 use super::args::{ChunkCmd, ChunkFlags};
+use super::files::{expand, strategy_for};
+use super::output::emit;
+use super::prepare::{protect_settings, settings_named_for};
+use super::progress::progress_bar;
 use crate::config::{ChunkConfig, StrategyKind};
-use crate::document::{DocKind, Document};
+use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::export::records;
 use crate::Chunker;
@@ -17,75 +21,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// The files named by the inputs, sorted and without repeats.
-pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for input in inputs {
-        let shown = input.display().to_string();
-        if input.is_dir() {
-            let walk = ignore::WalkBuilder::new(input).require_git(false).sort_by_file_path(|a, b| a.cmp(b)).build();
-            let before = files.len();
-            for entry in walk {
-                let entry = entry.map_err(|e| Error::input(format!("{shown}: {e}")))?;
-                if entry.file_type().is_some_and(|t| t.is_file()) {
-                    files.push(entry.into_path());
-                }
-            }
-            if files.len() == before {
-                return Err(Error::input(format!(
-                    "{shown} is a directory that holds no files to chunk (hidden and .gitignored files are \
-                     skipped): give a file, or a folder of documents"
-                )));
-            }
-        } else if !input.exists() && shown.contains(['*', '?', '[']) {
-            let paths = glob::glob(&shown).map_err(|e| Error::input(format!("bad glob '{shown}': {e}")))?;
-            let before = files.len();
-            files.extend(paths.filter_map(|p| p.ok()).filter(|p| p.is_file()));
-            if files.len() == before {
-                return Err(Error::input(format!("'{shown}' matches no file")));
-            }
-        } else if input.exists() {
-            files.push(input.clone());
-        } else {
-            return Err(Error::input(format!("{shown}: no such file or directory")));
-        }
-    }
-    files.sort();
-    files.dedup();
-    if files.is_empty() {
-        return Err(Error::input("the inputs hold no files to chunk"));
-    }
-    Ok(files)
-}
-
-/// Whether `chunk` should take the many-files path for these inputs (and
-/// so hand-made boundaries apply to whichever file holds them).
-pub fn is_many(inputs: &[PathBuf]) -> bool {
-    let many = inputs.len() > 1
-        || inputs.first().is_some_and(|p| p.is_dir() || (!p.exists() && p.to_string_lossy().contains('*')));
-    crate::edits::set_many_files(many);
-    many
-}
-
-/// The strategy a file gets when neither `--strategy` nor a config names one.
-pub fn strategy_for(kind: DocKind) -> StrategyKind {
-    match kind {
-        DocKind::Markdown => StrategyKind::Markdown,
-        DocKind::Html => StrategyKind::Html,
-        DocKind::Code => StrategyKind::Code,
-        // A Word file's headings and tables are read as HTML's are.
-        DocKind::Docx => StrategyKind::Html,
-        DocKind::Json | DocKind::Jsonl => StrategyKind::Json,
-        DocKind::Csv | DocKind::Tsv => StrategyKind::Rows,
-        DocKind::Text | DocKind::Pdf => StrategyKind::Recursive,
-    }
-}
-
 /// The settings for one file of a corpus: the flags and config, that file's
 /// language (the embedding model too, when nobody named one), and its
 /// kind's strategy unless the strategy was chosen.
 fn settings(flags: &ChunkFlags, file: &Path, doc: &Document) -> Result<ChunkConfig> {
-    let (mut config, named) = super::commands::settings_named_for(flags, file)?;
+    let (mut config, named) = settings_named_for(flags, file)?;
     if flags.strategy.is_none() && flags.config.is_none() {
         config.strategy = strategy_for(doc.kind);
         config.normalize();
@@ -159,7 +99,7 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
         for f in &files {
             crate::export::protect_input(crate::input::Source::Path(f));
         }
-        super::commands::protect_settings(&cmd.flags)?;
+        protect_settings(&cmd.flags)?;
     }
     if let Some(out) = &cmd.output {
         crate::export::check_output(out)?;
@@ -198,7 +138,7 @@ pub fn run(cmd: &ChunkCmd) -> Result<()> {
         }
     }
     if cmd.output_dir.is_none() {
-        super::commands::emit(&all, cmd.output.as_deref())?;
+        emit(&all, cmd.output.as_deref())?;
     }
     report_unapplied(&cmd.flags, &applied)?;
     let used: Vec<String> = strategies.iter().map(|(k, n)| format!("{k} {n}")).collect();
@@ -248,7 +188,7 @@ fn jobs(flags: &ChunkFlags, asked: Option<usize>) -> usize {
 /// `files` order (so output never depends on the thread count). An error
 /// names its file.
 fn map_files<T: Send>(files: &[PathBuf], jobs: usize, work: impl Fn(&Path) -> Result<T> + Sync) -> Result<Vec<T>> {
-    let bar = super::eval::progress_bar(files.len(), "{bar:30} {pos}/{len} files {elapsed} (eta {eta}) {msg}");
+    let bar = progress_bar(files.len(), "{bar:30} {pos}/{len} files {elapsed} (eta {eta}) {msg}");
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Result<T>>>> = files.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
@@ -421,5 +361,5 @@ pub fn stats(cmd: &super::args::StatsCmd) -> Result<()> {
         }
         t
     };
-    super::commands::emit(text.as_bytes(), None)
+    emit(text.as_bytes(), None)
 }

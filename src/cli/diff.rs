@@ -87,7 +87,7 @@ pub fn run(cmd: DiffCmd) -> Result<()> {
     }
     let changed = results.iter().filter(|(_, d, _, _)| d.changed()).count();
     let out = if cmd.json { json(&results, changed) } else { human(&results, changed, cmd.all) };
-    super::commands::emit(out.as_bytes(), None)?;
+    super::output::emit(out.as_bytes(), None)?;
     if changed > 0 && cmd.fail_on == FailOn::Changed {
         return Err(Error::Changed(format!(
             "chunks changed in {changed} of {} file(s) (--fail-on changed)",

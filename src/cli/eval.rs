@@ -3,7 +3,9 @@
 //! comes back against the known answers.
 
 use super::args::EvalCmd;
-use super::commands::{emit, load_input, settings_named_for};
+use super::output::emit;
+use super::prepare::{load_input, settings_named_for};
+use super::progress::progress_bar;
 use crate::embedding::Control;
 use crate::error::{Error, Result};
 use crate::eval::language::Choice;
@@ -73,7 +75,7 @@ pub(super) struct Corpus {
 impl Corpus {
     /// The document itself, or for a folder each `<corpus_id>.md` / `.txt`
     /// (or `.html`, `.pdf`: their extracted text) the questions name.
-    pub fn load(path: &Path, questions: &QuestionSet, flags: &super::ChunkFlags) -> Result<Self> {
+    pub fn load(path: &Path, questions: &QuestionSet, flags: &super::args::ChunkFlags) -> Result<Self> {
         if let Some(mb) = flags.max_input_mb {
             crate::input::set_document_limit_mb(mb)?;
         }
@@ -261,19 +263,6 @@ fn build_retriever(
         _ => Box::new(Hybrid::new(vec![Box::new(dense), Box::new(Lexical::new(&pool.texts))], pool.texts.len())),
     };
     Ok((retriever, Some(name)))
-}
-
-/// A bar with this template at a terminal; hidden in a pipe.
-pub(super) fn progress_bar(len: usize, template: &str) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    let style =
-        indicatif::ProgressStyle::with_template(template).unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar
 }
 
 pub(super) const METRICS: [&str; 6] = ["recall", "precision", "iou", "precision_omega", "hit_rate", "mrr"];

@@ -11,7 +11,7 @@ const DOCUMENT_EXTENSIONS: [&str; 7] = ["md", "txt", "markdown", "rst", "html", 
 
 #[cfg(feature = "llm")]
 pub fn run(cmd: &EvalCmd, n: usize) -> Result<()> {
-    use super::commands::load_input;
+    use super::prepare::load_input;
     use crate::eval::generate::{generate_with, to_csv, Mode, Options};
     let out =
         cmd.out.as_deref().ok_or_else(|| Error::config("--generate needs --out FILE.csv: where the questions go"))?;
@@ -32,7 +32,7 @@ pub fn run(cmd: &EvalCmd, n: usize) -> Result<()> {
     crate::io::check_output(out)?;
     let rules = rules(&config, named.is_some())?;
     let docs: Vec<(String, &str)> = ids.into_iter().zip(texts.iter().map(String::as_str)).collect();
-    let bar = super::eval::progress_bar(n, "writing questions {bar:30} {pos}/{len} · {eta} left");
+    let bar = super::progress::progress_bar(n, "writing questions {bar:30} {pos}/{len} · {eta} left");
     let options = Options { n, seed: cmd.seed, mode, concurrency: config.llm.concurrency };
     let generated = generate_with(&client, &docs, &options, &rules, &|done, _| bar.set_position(done.min(n) as u64))?;
     bar.finish_and_clear();

@@ -181,8 +181,8 @@ pub fn linted<R>(
 /// that cannot be read is named on stderr and the rest go on.
 pub fn run(cmd: LintCmd) -> Result<()> {
     let inputs = std::slice::from_ref(&cmd.file);
-    let many = super::corpus::is_many(inputs);
-    let files = if many { super::corpus::expand(inputs)? } else { vec![cmd.file.clone()] };
+    let many = super::files::is_many(inputs);
+    let files = if many { super::files::expand(inputs)? } else { vec![cmd.file.clone()] };
     let mut reports = Vec::new();
     let mut unread = 0;
     for file in &files {
@@ -199,7 +199,7 @@ pub fn run(cmd: LintCmd) -> Result<()> {
         return Err(Error::input(format!("none of the {unread} files in {} could be linted", cmd.file.display())));
     }
     // Written as they are listed: a large file cut small can have millions.
-    super::commands::emit_with(None, &mut |out| {
+    super::output::emit_with(None, &mut |out| {
         if cmd.json {
             #[derive(Serialize)]
             struct Out<'a> {
@@ -252,7 +252,7 @@ pub fn run(cmd: LintCmd) -> Result<()> {
 
 /// The lint of one file under the command's flags.
 fn lint_one(cmd: &LintCmd, file: &std::path::Path) -> Result<Report> {
-    let (config, doc, chunker) = super::commands::prepare(&cmd.flags, file)?;
+    let (config, doc, chunker) = super::prepare::prepare(&cmd.flags, file)?;
     // Cut as `stats` cuts: a large file cut small holds no chunk list.
     let (opts, measured) = linted(&config, &doc, |opts, tally| {
         crate::measure::measure(&chunker, &doc, None, Some(Linting { opts, tally, keep: None }))

@@ -9,12 +9,16 @@ mod diff;
 mod embed_progress;
 mod eval;
 pub mod export_splitter;
+mod files;
 mod flags;
 mod frontier;
 mod generate;
 mod lint;
 mod model;
+mod output;
 mod post_eval;
+mod prepare;
+mod progress;
 mod records;
 #[cfg(feature = "embed")]
 pub mod setup;
@@ -22,4 +26,5 @@ mod sweep;
 mod tune;
 
 pub use args::{ChunkFlags, Cli, Command};
-pub use commands::{load_input, run};
+pub use commands::run;
+pub use prepare::load_input;

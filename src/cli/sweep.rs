@@ -10,12 +10,13 @@
 //! Pareto front) but the sort: a grid of 100 000 combinations starts its
 //! first one at once.
 
+use super::args::ChunkFlags;
 use super::args::SweepCmd;
 use super::args::Values;
-use super::commands::emit;
-use super::eval::{check_k, json_value, progress_bar, questions, run_one, Corpus, METRICS};
+use super::eval::{check_k, json_value, questions, run_one, Corpus, METRICS};
 use super::frontier::{Fronts, Means, Objective};
-use super::ChunkFlags;
+use super::output::emit;
+use super::progress::progress_bar;
 use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
 use crate::eval::model_choice::ModelSource;

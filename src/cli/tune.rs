@@ -86,7 +86,7 @@ pub fn run(cmd: TuneCmd) -> Result<()> {
     // 4. The report.
     let cost = crate::llm::usage().since(&before);
     let report = report(&cmd, &ranked, &queries, &grid, &cost, started.elapsed().as_secs_f64());
-    super::commands::emit(report.as_bytes(), None)
+    super::output::emit(report.as_bytes(), None)
 }
 
 /// Write `cmd.generate` questions (10 by default) next to the best config;
@@ -113,7 +113,7 @@ fn generate(cmd: &TuneCmd, config: &crate::ChunkConfig, named: bool, texts: &[(S
         rules.settings = settings.clone();
         let docs: Vec<(String, &str)> = texts.iter().map(|(id, t)| (id.clone(), t.as_str())).collect();
         let n = cmd.generate.unwrap_or(10);
-        let bar = super::eval::progress_bar(n, "writing questions {bar:30} {pos}/{len} · {eta} left");
+        let bar = super::progress::progress_bar(n, "writing questions {bar:30} {pos}/{len} · {eta} left");
         let options = Options { n, seed: cmd.seed, mode, concurrency: config.llm.concurrency };
         let generated =
             generate_with(&client, &docs, &options, &rules, &|done, _| bar.set_position(done.min(n) as u64))?;
@@ -261,7 +261,7 @@ fn documents_text(path: &Path, lossy: bool) -> Result<Vec<(String, String)>> {
     super::generate::documents(path)?
         .into_iter()
         .map(|p| {
-            let doc = super::commands::load_input(&p, lossy)?;
+            let doc = super::prepare::load_input(&p, lossy)?;
             Ok((p.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned()), doc.text))
         })
         .collect()
