@@ -83,7 +83,7 @@ fn open(_cli: Cli) -> Result<()> {
 struct Chunked {
     config: ChunkConfig,
     doc: Document,
-    chunks: Vec<crate::Chunk>,
+    chunks: Vec<crate::chunk::Chunk>,
 }
 
 fn chunk(mut cmd: ChunkCmd) -> Result<()> {

@@ -11,11 +11,11 @@ use super::files::{expand, strategy_for};
 use super::output::emit;
 use super::prepare::{protect_settings, settings_named_for};
 use super::progress::progress_bar;
+use crate::chunker::Chunker;
 use crate::config::{ChunkConfig, StrategyKind};
 use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::export::records;
-use crate::Chunker;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -46,7 +46,7 @@ enum Outcome {
 
 /// A file of a corpus with its settings and chunks, and the indices of the
 /// config's edits that applied to it.
-type Loaded = (ChunkConfig, Document, Vec<crate::Chunk>, Vec<usize>);
+type Loaded = (ChunkConfig, Document, Vec<crate::chunk::Chunk>, Vec<usize>);
 
 /// A file of a corpus, chunked with its settings; or why it was skipped
 /// (not a document: binary, empty, not UTF-8, unreadable).

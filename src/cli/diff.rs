@@ -5,12 +5,12 @@
 //! `--fail-on changed` exits 1 when anything differs, for CI.
 
 use super::args::{DiffCmd, FailOn};
+use crate::chunker::Chunker;
 use crate::config::ChunkConfig;
 use crate::diff::{diff, Diff};
 use crate::document::{CharOffsets, Document};
 use crate::error::{Error, Result};
 use crate::input::{read_text_capped, Cap};
-use crate::Chunker;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;

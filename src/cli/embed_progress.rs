@@ -2,9 +2,9 @@
 //! model the chunker would use, wrapped so that every embedding request
 //! moves the bar, whichever strategy asks.
 
+use crate::chunker::Chunker;
 use crate::embedding::{Control, Embedder, Embeddings, TokenVectors};
 use crate::error::Result;
-use crate::Chunker;
 use std::sync::Arc;
 
 struct WithBar {

@@ -6,6 +6,9 @@ use super::args::EvalCmd;
 use super::output::emit;
 use super::prepare::{load_input, settings_named_for};
 use super::progress::progress_bar;
+use crate::chunk::Chunk;
+use crate::chunker::Chunker;
+use crate::config::ChunkConfig;
 use crate::embedding::Control;
 use crate::error::{Error, Result};
 use crate::eval::language::Choice;
@@ -15,7 +18,6 @@ use crate::eval::queries::QuestionSet;
 use crate::eval::retrieve::{Dense, Hybrid, Lexical, Retriever, RetrieverKind};
 use crate::eval::{evaluate, Chunked, Evaluation, Pool};
 use crate::extract::Structure;
-use crate::{Chunk, ChunkConfig, Chunker};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -70,9 +70,9 @@ pub fn run(_cmd: &EvalCmd, _n: usize) -> Result<()> {
 /// configured one (`named`: `--model` or `semantic.model`; or an `[embed]`
 /// endpoint). None is loaded otherwise, not even the default model.
 #[cfg(feature = "llm")]
-pub(super) fn rules(config: &crate::ChunkConfig, named: bool) -> Result<crate::eval::generate::Rules> {
+pub(super) fn rules(config: &crate::config::ChunkConfig, named: bool) -> Result<crate::eval::generate::Rules> {
     let embedder = if named || config.embed.is_set() {
-        let model = crate::Chunker::new(config)?.model().map_err(|e| {
+        let model = crate::chunker::Chunker::new(config)?.model().map_err(|e| {
             Error::Model(format!(
                 "{e} (the questions are checked against their references with the model named; without one only \
                  the word rules apply)"

@@ -7,6 +7,7 @@ use super::eval::{check_k, metric, questions, report_metric, run_one, Corpus, Ru
 use super::output::emit;
 use super::prepare::{load_input, settings_named_for};
 use super::progress::progress_bar;
+use crate::config::ChunkConfig;
 use crate::embedding::Control;
 use crate::error::{Error, Result};
 use crate::eval::language::Choice;
@@ -14,7 +15,6 @@ use crate::eval::model_choice::ModelChoice;
 use crate::eval::retrieve::RetrieverKind;
 use crate::post_chunking::evaluate::{evaluate_post, PostEvaluation};
 use crate::post_chunking::{ChunkCache, Options, PostChunker, Source};
-use crate::ChunkConfig;
 use std::path::Path;
 
 pub fn run(cmd: EvalCmd) -> Result<()> {
@@ -131,7 +131,7 @@ pub(super) fn sweep_point(
     let (documents, doc_retriever) = options;
     let options = Options { documents, doc_retriever, retriever, cache: ChunkCache::open() };
     let post = PostChunker::new(sources(corpus, &configs), config, options, Control::none())?;
-    let chunker = crate::Chunker::new(config)?;
+    let chunker = crate::chunker::Chunker::new(config)?;
     let mut asked: Vec<usize> = questions.iter().map(|q| q.doc).collect();
     asked.sort_unstable();
     asked.dedup();

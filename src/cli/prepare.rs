@@ -3,11 +3,11 @@
 //! file, defaults that depend on the file), the inputs an output must not
 //! overwrite, and the chunker.
 
+use crate::chunker::Chunker;
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::Result;
 use crate::input::Source;
-use crate::Chunker;
 use std::path::Path;
 
 /// Read a file, or standard input for `-`, within the document limit.

@@ -93,7 +93,12 @@ pub fn run(cmd: TuneCmd) -> Result<()> {
 /// stop, writing no config, when fewer usable ones than the minimum came
 /// back (`named`: the user named an embedding model, which the similarity
 /// rules then use).
-fn generate(cmd: &TuneCmd, config: &crate::ChunkConfig, named: bool, texts: &[(String, String)]) -> Result<PathBuf> {
+fn generate(
+    cmd: &TuneCmd,
+    config: &crate::config::ChunkConfig,
+    named: bool,
+    texts: &[(String, String)],
+) -> Result<PathBuf> {
     #[cfg(feature = "llm")]
     {
         use crate::eval::generate::{generate_with, to_csv, Mode, Options};
@@ -173,7 +178,7 @@ fn questions_path(best: &Path) -> PathBuf {
 
 /// The agent's grid for these documents, checked; the rule's when the
 /// answer gives nothing usable (counted).
-fn propose(config: &crate::ChunkConfig, texts: &[(String, String)]) -> Grid {
+fn propose(config: &crate::config::ChunkConfig, texts: &[(String, String)]) -> Grid {
     let markdown = texts.iter().any(|(_, t)| t.lines().any(|l| l.starts_with('#')));
     #[cfg(feature = "llm")]
     if let Ok(client) = crate::llm::Client::new(&config.llm) {

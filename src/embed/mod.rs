@@ -1,7 +1,7 @@
 //! The ONNX implementation of [`crate::embedding::Embedder`]: the only part
 //! of chunktui that knows about ONNX Runtime and model files. The model
 //! strategies themselves live in the core (`strategy/`) and take any
-//! embedder; [`crate::Chunker`] loads this one when a config names a model.
+//! embedder; [`crate::chunker::Chunker`] loads this one when a config names a model.
 //!
 //! - [`OnnxEmbedder`] runs a sentence-transformers ONNX export through ONNX
 //!   Runtime; [`CachedEmbedder`] wraps any embedder with an on-disk cache

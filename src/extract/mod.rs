@@ -143,7 +143,7 @@ impl Structure {
     }
 
     /// Fill `meta.element` (the element the chunk starts in) and `meta.pages`
-    /// from this map. What [`crate::Chunker::chunk_document`] does after any
+    /// from this map. What [`crate::chunker::Chunker::chunk_document`] does after any
     /// strategy.
     pub fn annotate(&self, chunks: &mut [Chunk]) {
         for c in chunks {

@@ -19,12 +19,12 @@ pub mod focus;
 pub mod lexical;
 
 use crate::chunk::Chunk;
+use crate::chunker::Chunker;
 use crate::config::ChunkConfig;
 use crate::embedding::{Control, Embedder};
 use crate::error::{Error, Result};
 use crate::eval::retrieve::{Dense, Hybrid, Retriever, RetrieverKind};
 use crate::extract::Structure;
-use crate::Chunker;
 pub use cache::ChunkCache;
 use documents::DocumentIndex;
 use lexical::{Collection, CollectionLexical};

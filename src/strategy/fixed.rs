@@ -254,7 +254,7 @@ mod tests {
                     assert!(idx.size(r.clone()) <= size || graphemes == 1, "{text:?} {size}/{overlap}: {r:?}");
                 }
                 let covered: usize = crate::stats::uncovered_non_whitespace(
-                    &got.iter().map(|r| crate::Chunk::new(r.clone(), 0)).collect::<Vec<_>>(),
+                    &got.iter().map(|r| crate::chunk::Chunk::new(r.clone(), 0)).collect::<Vec<_>>(),
                     text,
                 );
                 assert_eq!(covered, 0, "{text:?} {size}/{overlap}: {got:?}");

@@ -305,7 +305,7 @@ impl Spec {
 }
 
 /// A strategy built from a config, with the sizer it counts in: what a
-/// [`crate::Chunker`] runs, and what `late` runs for its boundaries.
+/// [`crate::chunker::Chunker`] runs, and what `late` runs for its boundaries.
 #[derive(Clone)]
 pub struct Configured {
     pub config: ChunkConfig,
@@ -342,7 +342,7 @@ impl Configured {
     /// [`Configured::chunk`] of extracted text, with its structure for the
     /// strategies that read it; every chunk gets `meta.element` / `meta.pages`
     /// from the structure, whatever the strategy. Embed text is not attached
-    /// here: [`crate::Chunker`] does that over the whole list.
+    /// here: [`crate::chunker::Chunker`] does that over the whole list.
     pub fn chunk_in(
         &self,
         text: &str,

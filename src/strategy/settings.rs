@@ -103,7 +103,7 @@ impl ChunkConfig {
         if self.markdown.levels.iter().any(|l| !(1..=6).contains(l)) {
             problems.push("markdown.levels must be heading levels 1 to 6".to_string());
         }
-        if self.unit == crate::Unit::Bytes && self.strategy.spec().forces_unit != Some(crate::Unit::Bytes) {
+        if self.unit == crate::size::Unit::Bytes && self.strategy.spec().forces_unit != Some(crate::size::Unit::Bytes) {
             problems.push(format!(
                 "unit bytes is a byte budget only the fast strategy cuts by: use --unit chars, words or tokens with \
                  {}, or --strategy fast",

@@ -1,6 +1,6 @@
 use super::*;
+use crate::chunker::Chunker;
 use crate::config::Unit;
-use crate::Chunker;
 
 fn code_config(language: Option<&str>, size: usize) -> ChunkConfig {
     let mut c = ChunkConfig { strategy: StrategyKind::Code, unit: Unit::Chars, size, overlap: 0, ..Default::default() };

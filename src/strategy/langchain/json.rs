@@ -352,8 +352,12 @@ mod tests {
     use crate::embedding::Control;
 
     fn cut_with(text: &str, size: usize, convert_lists: bool, min: Option<usize>) -> Result<Vec<Chunk>> {
-        let mut config =
-            ChunkConfig { strategy: crate::StrategyKind::LangchainJson, size, overlap: 0, ..Default::default() };
+        let mut config = ChunkConfig {
+            strategy: crate::config::StrategyKind::LangchainJson,
+            size,
+            overlap: 0,
+            ..Default::default()
+        };
         config.json.convert_lists = convert_lists;
         config.json.min_chunk_size = min;
         crate::strategy::Configured::new(&config)?.chunk(text, None, Control::none())
@@ -466,8 +470,12 @@ mod tests {
     fn jsonl_lines_are_split_alone_with_their_line() {
         let text = "{\"q\": \"one\"}\n\n{\"q\": \"two\", \"a\": [1]}\n";
         let structure = crate::extract::json::jsonl_structure(text, "x.jsonl").unwrap();
-        let config =
-            ChunkConfig { strategy: crate::StrategyKind::LangchainJson, size: 1000, overlap: 0, ..Default::default() };
+        let config = ChunkConfig {
+            strategy: crate::config::StrategyKind::LangchainJson,
+            size: 1000,
+            overlap: 0,
+            ..Default::default()
+        };
         let configured = crate::strategy::Configured::new(&config).unwrap();
         let chunks = configured.chunk_in(text, Some(&structure), None, Control::none()).unwrap();
         assert_eq!(texts(text, &chunks), [r#"{"q": "one"}"#, r#"{"q": "two", "a": [1]}"#]);

@@ -4,7 +4,7 @@
 //! `re.split(sentence_split_regex, text)`, windows of `buffer_size` sentences
 //! joined with `" "`, cosine distances between neighbouring windows, the
 //! threshold from [`DistanceStats`], chunks joined with `" "`
-//! (so [`crate::ChunkMeta::text`] holds them) and `min_chunk_size` in chars.
+//! (so [`crate::chunk::ChunkMeta::text`] holds them) and `min_chunk_size` in chars.
 
 use crate::chunk::{Chunk, ChunkMeta};
 use crate::config::SemanticOptions;
