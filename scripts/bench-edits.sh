@@ -2,7 +2,7 @@
 # Re-cut cost of hand-made boundaries in the workbench: `chunktui bench` on a
 # 9 MB file built from ../shared/corpus, without edits and with 1,000 of them
 # (cuts and joins at random word starts, anchored as the workbench anchors
-# them), one run after the other. The README's Speed section quotes it.
+# them), one run after the other. docs/speed.md quotes it.
 #   bash scripts/bench-edits.sh [CHANGES]     (default 30 parameter changes)
 set -euo pipefail
 cd "$(dirname "$0")/.."

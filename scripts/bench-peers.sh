@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# chunktui against its peers in one run (the README's Speed tables).
+# chunktui against its peers in one run (the tables in docs/speed.md).
 # Needs `bash ../shared/bench/setup.sh` once. Writes target/peers.tsv.
 set -euo pipefail
 cd "$(dirname "$0")/.."

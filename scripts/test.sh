@@ -123,7 +123,7 @@ fi
 
 # Debian packages the tests drive: tmux (end-to-end), GNU time (peak memory
 # in tests/limits.rs), script and setpriv (a terminal for a silent FIFO; a
-# non-root reader for permission errors), Java (the README's Spark lines),
+# non-root reader for permission errors), Java (the Spark lines of docs/python.md),
 # libgomp (the LLM server's OpenMP runtime).
 debian_packages() {
   local missing=""

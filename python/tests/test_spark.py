@@ -1,7 +1,8 @@
-"""The README's Spark lines, run as written on a local Spark (pyspark, two
-threads), give for a directory made from the corpus exactly `chunktui
-chunk`'s chunks of each file. Needs a Java runtime (scripts/test.sh installs
-Debian's openjdk-17-jre-headless when there is none)."""
+"""The Spark lines of docs/python.md, run as written on a local Spark
+(pyspark, two threads), give for a directory made from the corpus exactly
+`chunktui chunk`'s chunks of each file. Needs a Java runtime
+(scripts/test.sh installs Debian's openjdk-17-jre-headless when there is
+none)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,11 @@ import chunktui.rows
 from pkgtest import REPO, cli_records, corpus_pieces_dir
 
 
-def readme_spark_lines() -> str:
-    """The Python block under the README's **Spark** paragraph."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"\*\*Spark\*\*.*?```python\n(.*?)```", readme, re.S)
-    assert found, "README.md has no **Spark** paragraph with a ```python block"
+def documented_spark_lines() -> str:
+    """The Python block under the **Spark** paragraph of docs/python.md."""
+    doc = (REPO / "docs" / "python.md").read_text(encoding="utf-8")
+    found = re.search(r"\*\*Spark\*\*.*?```python\n(.*?)```", doc, re.S)
+    assert found, "docs/python.md has no **Spark** paragraph with a ```python block"
     return found.group(1)
 
 
@@ -53,7 +54,7 @@ def local_spark() -> Iterator[Any]:
         session.stop()
 
 
-def test_the_readme_spark_lines_give_the_clis_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_documented_spark_lines_give_the_clis_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = corpus_pieces_dir(tmp_path)
     monkeypatch.chdir(tmp_path)  # the lines read docs/ and chunktui.toml
 
@@ -63,7 +64,7 @@ def test_the_readme_spark_lines_give_the_clis_chunks(tmp_path: Path, monkeypatch
         warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
         spark = stack.enter_context(local_spark())
         scope: dict[str, Any] = {"spark": spark}
-        exec(readme_spark_lines(), scope)  # noqa: S102  # the README's own lines, as a user runs them
+        exec(documented_spark_lines(), scope)  # noqa: S102  # the documented lines, as a user runs them
         rows = [r.asDict() for r in scope["chunks"].collect()]
 
     assert set(rows[0]) == set(chunktui.rows.COLUMNS)

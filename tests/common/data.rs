@@ -33,7 +33,7 @@ pub fn corpus_dir() -> PathBuf {
     assert!(
         dir.is_dir(),
         "the test corpus is missing: {} is not a directory; set {CORPUS_VAR} to the corpus directory \
-         (default ../shared/corpus beside the checkout, see the README's Testing section)",
+         (default ../shared/corpus beside the checkout, see docs/testing.md)",
         dir.display()
     );
     dir
