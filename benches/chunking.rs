@@ -81,6 +81,23 @@ fn bench_fast(c: &mut Criterion) {
                 out.len()
             })
         });
+        // What a pipeline sees: every text new, so nothing built for it is
+        // kept from an earlier cut (the workbench's per-text cache misses).
+        let mut round = 0u64;
+        group.bench_function(BenchmarkId::new("recursive-offsets-unseen", file), |b| {
+            b.iter_batched(
+                || {
+                    round += 1;
+                    format!("{text}\nround {round}")
+                },
+                |t| {
+                    out.clear();
+                    recursive.offsets_into(&t, &mut out).expect("offsets");
+                    out.len()
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
     }
     group.finish();
 }

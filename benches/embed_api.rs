@@ -10,7 +10,7 @@
 //! with 4 slots, as tests/embed_api.rs starts it: it needs
 //! CHUNKTUI_LLM_PYTHON, CHUNKTUI_EMBED_GGUF and, for the LangChain peer,
 //! CHUNKTUI_TESTS_PYTHON (what `bash scripts/test.sh` sets up and prints;
-//! see the README). With CHUNKTUI_EMBED_URL and CHUNKTUI_EMBED_MODEL set, the
+//! see docs/testing.md). With CHUNKTUI_EMBED_URL and CHUNKTUI_EMBED_MODEL set, the
 //! same table is measured against that server instead (the key from
 //! $CHUNKTUI_EMBED_KEY). CHUNKTUI_BENCH_EMBED_TEXTS sets how many passages
 //! (default 512, ~300 characters each, from en_rust_book.md).

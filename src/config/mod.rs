@@ -122,7 +122,7 @@ pub struct ChunkConfig {
     pub generate: GenerateOptions,
     /// Hand-made boundaries: a `cut` starts a chunk at a spot, a `join`
     /// keeps one from starting there; each anchored by the text around it
-    /// (see `chunktui chunk --help` and the README's "Hand-edited boundaries").
+    /// (see `chunktui chunk --help` and docs/config.md, "Hand-edited boundaries").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<crate::edits::Edit>,
     /// The user's own embedding model behind an OpenAI-compatible endpoint.

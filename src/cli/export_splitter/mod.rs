@@ -4,7 +4,7 @@
 //! `splitter`, with what does not carry over stated as comments.
 //!
 //! [`mapping`] says, for every strategy of the table and every library, how
-//! close that library can come: the snippet writers and the README's table
+//! close that library can come: the snippet writers and the strategy table
 //! (`chunktui export --table`, kept in docs/export.md) both read it, and a
 //! strategy added to the table without a mapping says "none" instead of being
 //! forgotten. `exact` is a promise the Python tests keep with the real
@@ -134,7 +134,7 @@ pub fn snippet(config: &ChunkConfig, lib: Library) -> String {
     s.render(config, lib, &fidelity)
 }
 
-/// The strategy × library table of the README (docs/export.md holds a copy).
+/// The strategy × library table (`chunktui export --table`; docs/export.md holds a copy).
 pub fn table() -> String {
     let mut out = String::from("| strategy |");
     for lib in Library::ALL {
