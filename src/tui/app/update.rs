@@ -250,15 +250,7 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             return rechunk(m, other).into_iter().collect();
         }
         Action::None => {}
-        Action::LintPanel => {
-            m.lint_panel = !m.lint_panel;
-            set_status(
-                m,
-                if m.lint_panel { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" }
-                    .into(),
-            );
-        }
-        Action::NextFinding => crate::tui::features::lint::next_finding(m),
+        Action::LintPanel | Action::NextFinding => crate::tui::features::lint::action(m, action),
         Action::StartBackSentence
         | Action::StartForwardSentence
         | Action::StartBackWord

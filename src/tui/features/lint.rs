@@ -7,6 +7,8 @@
 use crate::config::ChunkConfig;
 use crate::lint::{Finding, LintOptions};
 use crate::tui::msg::{Cmd, Msg};
+use crate::tui::state::cursor;
+use crate::tui::state::keymap::Action;
 pub use crate::tui::state::lint::{LintReq, Linted, PaneLint};
 use crate::tui::state::model::{Model, Pane};
 use std::collections::HashMap;
@@ -140,15 +142,31 @@ pub fn reshow(p: &mut Pane) {
     }
 }
 
+/// The lint keys: `L` shows or hides the lint panel, `!` selects the next finding.
+pub fn action(m: &mut Model, action: Action) {
+    match action {
+        Action::LintPanel => {
+            m.lint_panel = !m.lint_panel;
+            cursor::set_status(
+                m,
+                if m.lint_panel { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" }
+                    .into(),
+            );
+        }
+        Action::NextFinding => next_finding(m),
+        _ => {}
+    }
+}
+
 /// The next-finding key: select the chunk of the first finding after the
 /// selection's (or after the top of the screen) and bring it into view.
 pub fn next_finding(m: &mut Model) {
     let l = &m.pane().lint;
     if l.rev == 0 {
-        return crate::tui::state::cursor::set_status(m, "lint is still running…".into());
+        return cursor::set_status(m, "lint is still running…".into());
     }
     if l.shown.is_empty() {
-        return crate::tui::state::cursor::set_status(m, "lint: no findings in these chunks".into());
+        return cursor::set_status(m, "lint: no findings in these chunks".into());
     }
     // After the selected chunk's own findings (or its start), else after the top of the screen.
     let from = match m.selected {
@@ -158,15 +176,12 @@ pub fn next_finding(m: &mut Model) {
     let from = from.unwrap_or_else(|| m.layout.start_of(m.top));
     let i = l.shown.iter().position(|f| f.at >= from && Some(f.chunk) != m.selected).unwrap_or(0);
     let (f, n) = (l.shown[i].clone(), l.shown.len());
-    crate::tui::state::cursor::select(m, f.chunk);
+    cursor::select(m, f.chunk);
     let line = m.layout.line_of(f.at);
-    let page = crate::tui::state::cursor::page(m);
+    let page = cursor::page(m);
     if line < m.top || line >= m.top + page {
         m.top = line.saturating_sub(page / 2);
-        crate::tui::state::cursor::clamp_top(m);
+        cursor::clamp_top(m);
     }
-    crate::tui::state::cursor::set_status(
-        m,
-        format!("⚑ {} of {n}: chunk {}: {}: {}", i + 1, f.chunk, f.rule, f.message),
-    );
+    cursor::set_status(m, format!("⚑ {} of {n}: chunk {}: {}: {}", i + 1, f.chunk, f.rule, f.message));
 }
