@@ -5,13 +5,18 @@
 //! ([`jobs`]), with one rule for stale work: the newest request wins.
 
 pub mod app;
+pub mod bench;
 pub mod features;
 pub mod jobs;
+pub mod msg;
+pub mod state;
+pub mod threads;
 pub mod view;
 
 // The paths code outside src/tui uses (the CLI, tests, the fuzz target).
-pub use app::{keymap, model, msg, update};
-pub use features::{bench, embedder, lint, params, probe, reload, retrieval};
+pub use app::update;
+pub use features::{embedder, lint, params, probe, reload, retrieval};
+pub use state::{keymap, model};
 pub use view::theme;
 
 /// The chunker's functions where tests outside the workbench find them.
@@ -29,6 +34,7 @@ use jobs::runtime::Runtime;
 use model::Model;
 use msg::Msg;
 use ratatui::layout::Rect;
+use state::cursor::relayout;
 use std::path::Path;
 use theme::Theme;
 
@@ -104,7 +110,7 @@ pub fn prepare_named(
     // --retriever, else the document's language against the model's (as eval).
     let asked = open.retriever.as_deref().map(crate::eval::retrieve::RetrieverKind::parse).transpose()?;
     let retriever_why = probe::choose_retrievers(&mut model, asked);
-    update::relayout(&mut model);
+    relayout(&mut model);
     if let Some(q) = &model.questions {
         let n = q.set.questions.len();
         model.status.text = format!(

@@ -1,9 +1,11 @@
-//! The Elm loop's own parts: the one [`model::Model`], the messages and
-//! commands ([`msg`]), the pure [`update::update`] that turns one into the
-//! other, the key bindings it reads, and the signals that end it.
+//! The app: the pure [`update::update`] that composes the features (each
+//! message and key to the feature that owns it) and the signals that end
+//! the loop. Nothing else of the workbench imports it.
 
-pub mod keymap;
-pub mod model;
-pub mod msg;
 pub mod signals;
 pub mod update;
+
+// The paths tests and the CLI have used for the model, the messages and
+// the key bindings; they live below the features now (`state`, `msg`).
+pub use crate::tui::msg;
+pub use crate::tui::state::{keymap, model};

@@ -9,7 +9,7 @@
 //! any exit. If the loop does not get there in [`GRACE`] (stuck on a huge
 //! layout, say), the thread restores the terminal itself and exits.
 
-use crate::tui::app::msg::Msg;
+use crate::tui::msg::Msg;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;

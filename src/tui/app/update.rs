@@ -1,17 +1,23 @@
 //! `update(model, msg) -> commands`: the only place the model changes. Pure:
-//! no I/O, no threads, no terminal; tests drive it directly.
+//! no I/O, no threads, no terminal; tests drive it directly. It composes the
+//! features: each message and key goes to the feature that owns it, and
+//! nothing below imports this file.
+
+// Where the runner and the tests find them (they belong to the features and the state).
+pub use crate::tui::features::chunks::start;
+pub use crate::tui::state::cursor::relayout;
 
 use crate::config::ChunkConfig;
-use crate::tui::app::keymap::Action;
-use crate::tui::app::model::{Highlight, Mode, Model, Status};
-use crate::tui::app::msg::{Cmd, ExportKind, Msg};
+use crate::tui::features::chunks::{self, rechunk};
 use crate::tui::features::semantic;
-use crate::tui::view::layout::Layout;
+use crate::tui::msg::{Cmd, ExportKind, Msg};
+use crate::tui::state::cursor::{clamp_selection, page, scroll_by, select, set_error, set_status};
+use crate::tui::state::keymap::Action;
+use crate::tui::state::model::{Highlight, Mode, Model, Status};
 use crate::tui::view::{self, side};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
     // A few atomic loads: the footer's endpoint line follows every reply.
@@ -32,50 +38,13 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             relayout(m);
             vec![]
         }
-        Msg::Chunked { pane, rev, result } => {
-            if !crate::tui::features::reload::is_current(m, pane, rev) {
-                return vec![]; // an older request, or one made for an older text
-            }
-            m.llm_usage = crate::llm::usage();
-            match result.and_then(|r| crate::tui::features::reload::checked_against(&m.text, r)) {
-                Ok((chunks, stats)) => {
-                    let (doc_rev, text) = (m.doc_rev, m.text.clone());
-                    let p = &mut m.panes[pane];
-                    p.all_tokens = None;
-                    p.part = None;
-                    crate::tui::features::levels::take(p, chunks, stats, &text);
-                    p.chunks_doc = doc_rev;
-                    p.error = None;
-                    p.shown_rev = rev;
-                    clamp_selection(m);
-                    let mut cmds = crate::tui::features::probe::after_chunks(m, pane);
-                    cmds.extend(crate::tui::features::lint::request(m, pane));
-                    return cmds;
-                }
-                Err(e) => {
-                    let p = &mut m.panes[pane];
-                    p.error = Some(e.clone());
-                    set_error(m, e);
-                }
-            }
-            vec![]
-        }
+        Msg::Chunked { pane, rev, result } => chunks::chunked(m, pane, rev, result),
         Msg::ChunkedPart { pane, rev, chunks, from_start } => {
-            let waits = crate::tui::features::reload::is_current(m, pane, rev) && m.panes[pane].pending();
-            if waits && crate::tui::features::reload::fits(&chunks, &m.text) {
-                m.panes[pane].part = Some(crate::tui::app::model::Part { rev, chunks, from_start });
-            }
+            chunks::part(m, pane, rev, chunks, from_start);
             vec![]
         }
         Msg::TokensCounted { pane, rev, counts } => {
-            // Counted for every chunk of the result, all levels of a hierarchical cut.
-            let fits = |p: &crate::tui::app::model::Pane| {
-                p.rev == rev && p.shown_rev == rev && counts.len() == p.all_chunks.len()
-            };
-            if let Some(p) = m.panes.get_mut(pane).filter(|p| fits(p)) {
-                p.all_tokens = Some(Arc::new(counts));
-                p.tokens = crate::tui::features::levels::shown_tokens(p);
-            }
+            chunks::counted(m, pane, rev, counts);
             vec![]
         }
         Msg::Highlighted { doc_rev, runs, done } => {
@@ -131,106 +100,6 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Cmd> {
             vec![]
         }
     }
-}
-
-/// The work to do at start and after a reload: chunk both panes, highlight.
-pub fn start(m: &mut Model) -> Vec<Cmd> {
-    let mut cmds: Vec<Cmd> = [rechunk(m, 0), rechunk(m, 1)].into_iter().flatten().collect();
-    m.highlight = Highlight::default();
-    cmds.push(Cmd::Highlight { doc_rev: m.doc_rev, text: m.text.clone(), syntax: m.syntax() });
-    cmds
-}
-
-/// Bring a pane's chunks up to date with its config: a plain re-chunk, a
-/// re-cut from a cached analysis, or an embedding job (None: a running job
-/// will deliver).
-pub(in crate::tui) fn rechunk(m: &mut Model, pane: usize) -> Option<Cmd> {
-    let doc_rev = m.doc_rev;
-    let p = &mut m.panes[pane];
-    p.rev += 1;
-    p.rev_doc = doc_rev;
-    p.error = None;
-    p.requested = p.config.clone();
-    if p.config.strategy.needs_model() {
-        let cmd = semantic::request(m, pane);
-        if matches!(cmd, Some(Cmd::Embed { .. })) && pane == m.active {
-            let c = &m.panes[pane].config;
-            set_status(m, format!("{}: embedding with {}…", c.strategy, semantic::model_label(c)));
-        }
-        return cmd;
-    }
-    semantic::cancel(m, pane);
-    let p = &m.panes[pane];
-    Some(Cmd::Rechunk {
-        pane,
-        rev: p.rev,
-        config: p.config.clone(),
-        text: m.text.clone(),
-        structure: m.structure.clone(),
-        first: semantic::on_screen(m),
-        path: Some(m.path.clone()),
-    })
-}
-
-pub(in crate::tui) fn set_status(m: &mut Model, text: String) {
-    m.status = Status { text, error: false };
-}
-
-pub(in crate::tui) fn set_error(m: &mut Model, text: String) {
-    m.status = Status { text: text.lines().next().unwrap_or("").to_string(), error: true };
-}
-
-/// Re-wrap the text if the pane width or the document changed, keeping the
-/// first visible byte on screen.
-pub fn relayout(m: &mut Model) {
-    let anchor = m.layout.start_of(m.top);
-    relayout_at(m, anchor);
-}
-
-pub(in crate::tui) fn relayout_at(m: &mut Model, anchor: usize) {
-    let w = view::regions_of(m).text_width();
-    if m.layout.width != w || m.layout.doc_rev != m.doc_rev || m.layout.is_empty() {
-        m.layout = Arc::new(Layout::new(&m.text, w, m.doc_rev));
-        m.top = m.layout.line_of(anchor);
-    }
-    clamp_top(m);
-}
-
-pub(in crate::tui) fn page(m: &Model) -> usize {
-    view::regions_of(m).text_height()
-}
-
-pub(in crate::tui) fn clamp_top(m: &mut Model) {
-    m.top = m.top.min(m.layout.len().saturating_sub(page(m)));
-}
-
-fn scroll_by(m: &mut Model, delta: isize) {
-    m.top = m.top.saturating_add_signed(delta);
-    clamp_top(m);
-}
-
-/// Keep the selection an index into the active pane's chunks (None when it has none).
-pub(in crate::tui) fn clamp_selection(m: &mut Model) {
-    let n = m.pane().chunks.len();
-    m.selected = m.selected.filter(|_| n > 0).map(|s| s.min(n - 1));
-}
-
-pub(in crate::tui) fn select(m: &mut Model, k: usize) {
-    let Some(c) = m.pane().chunks.get(k) else { return };
-    let chars = c.checked_text(&m.text).map_or(0, |t| t.chars().count());
-    let (start, size) = (c.range.start, c.size);
-    let line = m.layout.line_of(start);
-    m.selected = Some(k);
-    if line < m.top || line >= m.top + page(m) {
-        m.top = line.saturating_sub(2);
-        clamp_top(m);
-    }
-    let unit = m.pane().config.unit;
-    let chars = if unit == crate::config::Unit::Chars { String::new() } else { format!(" · {chars} chars") };
-    set_status(
-        m,
-        format!("chunk {k}: {size} {unit}{chars} · bytes {start}..{}", start + m.pane().chunks[k].range.len()),
-    );
 }
 
 fn key(m: &mut Model, k: KeyEvent) -> Vec<Cmd> {
@@ -381,15 +250,7 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             return rechunk(m, other).into_iter().collect();
         }
         Action::None => {}
-        Action::LintPanel => {
-            m.lint_panel = !m.lint_panel;
-            set_status(
-                m,
-                if m.lint_panel { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" }
-                    .into(),
-            );
-        }
-        Action::NextFinding => crate::tui::features::lint::next_finding(m),
+        Action::LintPanel | Action::NextFinding => crate::tui::features::lint::action(m, action),
         Action::StartBackSentence
         | Action::StartForwardSentence
         | Action::StartBackWord
@@ -460,7 +321,7 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
 /// the strategy never makes) changed, for a strategy that does not read
 /// them. A size key on `document` or `langchain-markdown-header` then
 /// re-cuts nothing (a whole pass over a big file for the same chunks).
-fn cuts_the_same(p: &crate::tui::app::model::Pane) -> bool {
+fn cuts_the_same(p: &crate::tui::state::model::Pane) -> bool {
     let spec = p.config.strategy.spec();
     let cut = &p.requested;
     let overlap_unread = spec.overlap == crate::strategy::OverlapRule::None;

@@ -14,34 +14,17 @@ use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::edits::{Edit, EditOp, Resolved, Stale};
 use crate::segment::is_cjk;
-use crate::tui::app::keymap::Action;
-use crate::tui::app::model::{Model, Pane};
-use crate::tui::app::msg::{Cmd, Msg};
-use crate::tui::app::update::{rechunk, set_error, set_status};
+use crate::tui::features::chunks::rechunk;
+use crate::tui::msg::{Cmd, Msg};
+use crate::tui::state::cursor::{set_error, set_status};
+pub use crate::tui::state::edits::PaneEdits;
+use crate::tui::state::keymap::Action;
+use crate::tui::state::model::{Model, Pane};
 use std::ops::Range;
 use std::sync::Arc;
 
 /// Undo steps kept per pane.
 const UNDO_DEPTH: usize = 200;
-
-/// A pane's hand-made boundaries: where they landed, and the edit lists
-/// undo and redo go back and forth between.
-#[derive(Debug, Clone, Default)]
-pub struct PaneEdits {
-    /// Where the config's edits of chunk request `.0` landed in the text.
-    pub resolved: Option<(u64, Arc<Resolved>)>,
-    /// Edit lists before each change, the newest last.
-    pub undo: Vec<Vec<Edit>>,
-    /// Edit lists undo went back from, the newest last.
-    pub redo: Vec<Vec<Edit>>,
-}
-
-impl PaneEdits {
-    /// The landing spots for chunk request `rev`, once known.
-    pub fn for_rev(&self, rev: u64) -> Option<&Resolved> {
-        self.resolved.as_ref().filter(|(r, _)| *r == rev).map(|(_, r)| r.as_ref())
-    }
-}
 
 /// The landing spots of the edits of the chunks the document pane draws
 /// (None: the config has no edits, or they are still being found).
@@ -85,7 +68,7 @@ pub fn resolved_msg(
 
 /// Take the landing spots of a pane's newest request; say newly stale edits.
 pub fn resolved(m: &mut Model, pane: usize, rev: u64, r: Arc<Resolved>) -> Vec<Cmd> {
-    if !crate::tui::features::reload::is_current(m, pane, rev) {
+    if !crate::tui::features::chunks::is_current(m, pane, rev) {
         return vec![];
     }
     let p = &mut m.panes[pane];

@@ -2,10 +2,11 @@
 //! then every pane that wants them re-cut), whole model runs. A result whose
 //! job is no longer any pane's job is stale and dropped.
 
-use crate::tui::app::model::Model;
-use crate::tui::app::msg::{Analyzed, Cmd, Msg};
-use crate::tui::app::update::{set_error, set_status, update};
+use crate::tui::features::chunks;
 use crate::tui::features::semantic::{self, wants, Cached};
+use crate::tui::msg::{Analyzed, Cmd, Msg};
+use crate::tui::state::cursor::{set_error, set_status};
+use crate::tui::state::model::Model;
 
 fn owner(m: &Model, id: u64) -> Option<usize> {
     m.panes.iter().position(|p| p.sem.job.as_ref().is_some_and(|j| j.id == id))
@@ -101,7 +102,7 @@ pub fn model_chunked(m: &mut Model, msg: Msg) -> Vec<Cmd> {
         }
     }
     let ok = result.is_ok();
-    let cmds = update(m, Msg::Chunked { pane, rev, result });
+    let cmds = chunks::chunked(m, pane, rev, result);
     if ok && m.panes[pane].shown_rev == rev {
         if let (Some(w), Some(_)) = (m.panes[pane].sem.warnings.first().cloned(), &model_id) {
             set_error(m, format!("⚠ {}", w.short()));

@@ -4,17 +4,17 @@
 //! are skipped, or stop between batches. Progress goes back as
 //! [`Msg::EmbedProgress`].
 //!
-//! Also [`recut_now`], the chunker thread's side of [`Cmd::Recut`](crate::tui::app::msg::Cmd::Recut).
+//! Also [`recut_now`], the chunker thread's side of [`Cmd::Recut`](crate::tui::msg::Cmd::Recut).
 
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::embedding::{CancelFlag, Control};
 use crate::stats::Stats;
 use crate::strategy::semantic::{self, analysis::SemanticAnalysis};
-use crate::tui::app::msg::Msg;
 use crate::tui::features::semantic::AnalysisKey;
-use crate::tui::jobs::count::CountReq;
-use crate::tui::jobs::{Reply, Worker};
+use crate::tui::msg::Msg;
+use crate::tui::threads::count::CountReq;
+use crate::tui::threads::{Reply, Worker};
 use std::sync::mpsc::channel;
 use std::sync::Arc;
 
@@ -40,7 +40,7 @@ pub fn run_sync(req: &EmbedReq) -> Vec<Msg> {
 /// One embedding job; whole runs hand their chunks to the token counter.
 pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
     use crate::error::Error;
-    use crate::tui::app::msg::Analyzed;
+    use crate::tui::msg::Analyzed;
     use crate::Chunker;
     let (pane, id) = (req.pane, req.id);
     if !reply.send(Msg::EmbedProgress { pane, id, done: 0, total: 0 }) {

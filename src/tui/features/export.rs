@@ -7,7 +7,7 @@
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::error::Result;
-use crate::tui::app::msg::ExportKind;
+use crate::tui::msg::ExportKind;
 use std::path::Path;
 
 /// Write one export (on its own thread: see the runtime).

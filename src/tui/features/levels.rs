@@ -8,7 +8,7 @@
 use crate::chunk::Chunk;
 use crate::stats::Stats;
 use crate::strategy::hierarchical::level_sizes;
-use crate::tui::app::model::{Model, Pane};
+use crate::tui::state::model::{Model, Pane};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ pub fn count(p: &Pane) -> usize {
 
 /// The size chunks of the shown level are held to.
 pub fn size_of_shown(p: &Pane) -> usize {
-    level_sizes(&p.config).get(p.level as usize).copied().unwrap_or(p.config.size)
+    p.size_of_shown()
 }
 
 /// Take a new result: all of it, and the level shown (the same level as

@@ -4,68 +4,15 @@
 //! level on screen are kept on the pane, marked in the document's margin
 //! and listed in the lint panel.
 
-use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
-use crate::document::DocKind;
-use crate::lint::{Finding, LintOptions, Rule};
-use crate::tui::app::model::{Model, Pane};
-use crate::tui::app::msg::{Cmd, Msg};
+use crate::lint::{Finding, LintOptions};
+use crate::tui::msg::{Cmd, Msg};
+use crate::tui::state::cursor;
+use crate::tui::state::keymap::Action;
+pub use crate::tui::state::lint::{LintReq, Linted, PaneLint};
+use crate::tui::state::model::{Model, Pane};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// One lint job: a pane's chunks (all levels) as cut for revision `rev`.
-#[derive(Debug, Clone)]
-pub struct LintReq {
-    pub pane: usize,
-    pub rev: u64,
-    pub config: ChunkConfig,
-    pub kind: DocKind,
-    pub text: Arc<str>,
-    pub chunks: Arc<Vec<Chunk>>,
-    /// The workbench's `--max-tokens`, over the config's `lint.max_tokens`.
-    pub max_tokens: Option<usize>,
-    /// Record data's records, for "does it need chunking?".
-    pub structure: Option<Arc<crate::extract::Structure>>,
-}
-
-/// What a lint job found: findings (indices into the pane's `all_chunks`)
-/// and the rules that ran.
-#[derive(Debug, Clone)]
-pub struct Linted {
-    pub findings: Arc<Vec<Finding>>,
-    pub rules: Vec<Rule>,
-    /// Does it need chunking (see [`crate::fit`]).
-    pub fit: Option<crate::fit::Fit>,
-}
-
-/// The lint of the chunks on screen.
-#[derive(Debug, Clone, Default)]
-pub struct PaneLint {
-    /// The chunk revision the findings are for (0: none yet).
-    pub rev: u64,
-    /// Every finding, indices into `Pane::all_chunks`.
-    pub all: Arc<Vec<Finding>>,
-    /// The shown level's findings, indices into `Pane::chunks`, in text order.
-    pub shown: Vec<Finding>,
-    /// Findings of the shown level per rule that ran, zeros included.
-    pub counts: Vec<(Rule, usize)>,
-    pub error: Option<String>,
-    /// Does it need chunking: said for record data, and for a document that fits whole.
-    pub fit: Option<crate::fit::Fit>,
-}
-
-impl PaneLint {
-    /// The findings of chunk `k` of the shown level.
-    pub fn of_chunk(&self, k: usize) -> impl Iterator<Item = &Finding> {
-        self.shown.iter().filter(move |f| f.chunk == k)
-    }
-
-    /// Whether a shown finding points into bytes `from..to`.
-    pub fn points_into(&self, from: usize, to: usize) -> bool {
-        let i = self.shown.partition_point(|f| f.at < from);
-        self.shown.get(i).is_some_and(|f| f.at < to)
-    }
-}
 
 /// The embedding model's tokenizer, loaded once per model; and the last
 /// "does it need chunking" answer with what it depends on, so that a key
@@ -195,15 +142,31 @@ pub fn reshow(p: &mut Pane) {
     }
 }
 
+/// The lint keys: `L` shows or hides the lint panel, `!` selects the next finding.
+pub fn action(m: &mut Model, action: Action) {
+    match action {
+        Action::LintPanel => {
+            m.lint_panel = !m.lint_panel;
+            cursor::set_status(
+                m,
+                if m.lint_panel { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" }
+                    .into(),
+            );
+        }
+        Action::NextFinding => next_finding(m),
+        _ => {}
+    }
+}
+
 /// The next-finding key: select the chunk of the first finding after the
 /// selection's (or after the top of the screen) and bring it into view.
 pub fn next_finding(m: &mut Model) {
     let l = &m.pane().lint;
     if l.rev == 0 {
-        return crate::tui::app::update::set_status(m, "lint is still running…".into());
+        return cursor::set_status(m, "lint is still running…".into());
     }
     if l.shown.is_empty() {
-        return crate::tui::app::update::set_status(m, "lint: no findings in these chunks".into());
+        return cursor::set_status(m, "lint: no findings in these chunks".into());
     }
     // After the selected chunk's own findings (or its start), else after the top of the screen.
     let from = match m.selected {
@@ -213,12 +176,12 @@ pub fn next_finding(m: &mut Model) {
     let from = from.unwrap_or_else(|| m.layout.start_of(m.top));
     let i = l.shown.iter().position(|f| f.at >= from && Some(f.chunk) != m.selected).unwrap_or(0);
     let (f, n) = (l.shown[i].clone(), l.shown.len());
-    crate::tui::app::update::select(m, f.chunk);
+    cursor::select(m, f.chunk);
     let line = m.layout.line_of(f.at);
-    let page = crate::tui::app::update::page(m);
+    let page = cursor::page(m);
     if line < m.top || line >= m.top + page {
         m.top = line.saturating_sub(page / 2);
-        crate::tui::app::update::clamp_top(m);
+        cursor::clamp_top(m);
     }
-    crate::tui::app::update::set_status(m, format!("⚑ {} of {n}: chunk {}: {}: {}", i + 1, f.chunk, f.rule, f.message));
+    cursor::set_status(m, format!("⚑ {} of {n}: chunk {}: {}: {}", i + 1, f.chunk, f.rule, f.message));
 }

@@ -1,10 +1,14 @@
-//! What the workbench does besides showing chunks, one module each, in
-//! `update` terms (their slow parts run as [`super::jobs`]): parameter keys,
-//! hierarchical levels, search, hot reload, export, lint, hand-made boundaries (edits), the model
-//! strategies (semantic, with its embedding jobs), the query probe and its
-//! retrieval jobs, and `chunktui bench`.
+//! What the workbench does, one module each: a pane's chunks (asking and
+//! taking), parameter keys, hierarchical levels, search, hot reload,
+//! export, lint, hand-made boundaries (edits), the model strategies
+//! (semantic, with its embedding jobs), the query probe and its retrieval
+//! jobs, and LLM questions. A feature reads and changes the state
+//! ([`crate::tui::state`]) and asks for slow work by returning commands
+//! ([`crate::tui::msg::Cmd`]); its own job, when it has one, runs on a
+//! worker ([`crate::tui::threads`]). It never imports the app, the runtime
+//! or the drawing: those stand above and call in.
 
-pub mod bench;
+pub mod chunks;
 pub mod edits;
 pub mod embed_update;
 pub mod embedder;

@@ -5,10 +5,10 @@
 use crate::config::ChunkConfig;
 use crate::error::Result;
 use crate::eval::queries::QuestionSet;
-use crate::tui::app::model::Model;
-use crate::tui::app::msg::{Cmd, Msg};
-use crate::tui::app::update::{set_error, set_status};
 use crate::tui::features::probe::{self, Questions};
+use crate::tui::msg::{Cmd, Msg};
+use crate::tui::state::cursor::{set_error, set_status};
+use crate::tui::state::model::Model;
 use std::sync::Arc;
 
 /// Questions `W` asks for.

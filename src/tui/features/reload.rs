@@ -7,12 +7,13 @@
 //! screen (`Pane::rev` and `Pane::rev_doc`), with its ranges checked against
 //! that text all the same.
 
-use crate::chunk::Chunk;
 use crate::document::Document;
-use crate::stats::Stats;
-use crate::tui::app::model::Model;
-use crate::tui::app::msg::Cmd;
-use crate::tui::app::update::{relayout_at, set_status, start};
+use crate::tui::features::chunks::start;
+use crate::tui::msg::Cmd;
+use crate::tui::state::model::Model;
+// The rule is applied where results are taken; its old paths stay here.
+pub use crate::tui::features::chunks::{checked_against, fits, is_current};
+use crate::tui::state::cursor::{relayout_at, set_status};
 use std::sync::Arc;
 
 /// The watched file was read again.
@@ -50,24 +51,4 @@ fn swap_text(m: &mut Model, doc: Document) {
     m.selected = None;
     m.last_found = None;
     crate::tui::features::probe::text_swapped(m);
-}
-
-/// A chunk result for `pane` answers its newest request, made for this text.
-pub fn is_current(m: &Model, pane: usize, rev: u64) -> bool {
-    m.panes.get(pane).is_some_and(|p| p.rev == rev && p.rev_doc == m.doc_rev)
-}
-
-/// Every chunk range lies within `text`, on char boundaries.
-pub fn fits(chunks: &[Chunk], text: &str) -> bool {
-    chunks.iter().all(|c| text.get(c.range.clone()).is_some())
-}
-
-/// A chunk result as the model may hold it, or the error to show instead of
-/// drawing ranges that do not belong to the text (a bug somewhere upstream).
-pub fn checked_against(text: &str, result: (Arc<Vec<Chunk>>, Stats)) -> Result<(Arc<Vec<Chunk>>, Stats), String> {
-    if fits(&result.0, text) {
-        Ok(result)
-    } else {
-        Err("internal error: chunks out of the document's range were dropped".into())
-    }
 }

@@ -8,45 +8,16 @@
 
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
-use crate::embedding::{CancelFlag, Control};
+use crate::embedding::Control;
 use crate::error::{Error, Result};
-use crate::eval::queries::Resolved;
-use crate::eval::retrieve::{Dense, Hit, Hybrid, Lexical, Retriever, RetrieverKind};
-use crate::eval::{evaluate, Chunked, Evaluation, Pool};
-use crate::tui::app::msg::Msg;
-use crate::tui::jobs::Reply;
+use crate::eval::retrieve::{Dense, Hybrid, Lexical, Retriever, RetrieverKind};
+use crate::eval::{evaluate, Chunked, Pool};
+use crate::tui::msg::Msg;
+pub use crate::tui::state::retrieval::{Retrieval, RetrieveReq};
+use crate::tui::threads::Reply;
 use crate::Chunker;
 use std::sync::mpsc::channel;
 use std::sync::Arc;
-
-/// One retrieval job for one pane's chunks.
-#[derive(Debug, Clone)]
-pub struct RetrieveReq {
-    pub pane: usize,
-    pub id: u64,
-    pub kind: RetrieverKind,
-    /// The pane's config: the model dense and hybrid embed with.
-    pub config: ChunkConfig,
-    pub text: Arc<str>,
-    pub chunks: Arc<Vec<Chunk>>,
-    /// The probe question, when this job answers it.
-    pub question: Option<String>,
-    /// The question set, when this job scores it.
-    pub questions: Option<Arc<Vec<Resolved>>>,
-    /// Chunks retrieved per question of the set.
-    pub k: usize,
-    pub cancel: CancelFlag,
-}
-
-/// What a job found.
-#[derive(Debug, Clone)]
-pub struct Retrieval {
-    /// Every chunk the retriever scores for the probe question, best first.
-    pub probe: Option<Vec<Hit>>,
-    pub eval: Option<Evaluation>,
-    /// The model dense and hybrid used.
-    pub model_id: Option<String>,
-}
 
 /// The last index built for a pane: reused while the chunks, retriever and
 /// model stay the same.

@@ -2,8 +2,8 @@
 //! after the last match when the same text is searched again), wrapping to
 //! the top; the match's chunk is selected.
 
-use crate::tui::app::model::Model;
-use crate::tui::app::update::{clamp_top, page, select, set_error, set_status};
+use crate::tui::state::cursor::{clamp_top, page, select, set_error, set_status};
+use crate::tui::state::model::Model;
 
 /// Search for `q` (empty: the last search again).
 pub fn run(m: &mut Model, q: String) {

@@ -4,16 +4,16 @@
 //! has them, then goes on with the rest: the user sees the new cut where
 //! they look long before a large document is done.
 
-use super::count::CountReq;
-use super::{Reply, Worker};
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
 use crate::embedding::Control;
 use crate::extract::Structure;
 use crate::stats::Stats;
-use crate::tui::app::msg::Msg;
 use crate::tui::features::embedder;
 use crate::tui::features::semantic::SemanticAnalysis;
+use crate::tui::msg::Msg;
+use crate::tui::threads::count::CountReq;
+use crate::tui::threads::{Reply, Worker};
 use crate::Chunker;
 use std::sync::Arc;
 

@@ -1,8 +1,8 @@
 //! Syntax colours for the document, sent in batches as they are found so
 //! the top of a long file is coloured first.
 
-use super::Reply;
-use crate::tui::app::msg::Msg;
+use crate::tui::msg::Msg;
+use crate::tui::threads::Reply;
 use ratatui::style::Color;
 use std::sync::Arc;
 use syntect::highlighting::ThemeSet;

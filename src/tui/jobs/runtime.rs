@@ -8,15 +8,15 @@
 //! probe).
 
 use super::chunk::{self, ChunkReq};
-use super::count::{self, CountReq};
 use super::highlight::{self, HlReq};
-use super::Worker;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::tui::app::msg::{Cmd, Msg};
 use crate::tui::features::embedder::{self, EmbedReq};
 use crate::tui::features::lint::{self, LintReq, ModelTokens};
 use crate::tui::features::retrieval::{self, Indexes, RetrieveReq};
+use crate::tui::msg::{Cmd, Msg};
+use crate::tui::threads::count::{self, CountReq};
+use crate::tui::threads::Worker;
 use std::path::Path;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::Duration;

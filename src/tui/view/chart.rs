@@ -6,26 +6,14 @@
 //! With a gradient threshold the bars show the gradient series the
 //! threshold applies to.
 
-use crate::tui::app::model::Model;
 use crate::tui::features::semantic;
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
+// Whether the chart is shown and how wide is geometry, worked out with the other regions.
+pub use crate::tui::state::regions::{chart_shown as shown, chart_width_for as width_for};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-
-/// Columns the chart takes beside a document pane this wide (0: no room).
-pub fn width_for(pane_width: u16) -> u16 {
-    match pane_width {
-        70.. => 14,
-        44.. => 10,
-        _ => 0,
-    }
-}
-
-/// The chart is on screen when a visible pane uses a re-cut strategy.
-pub fn shown(m: &Model) -> bool {
-    (0..m.visible_panes()).any(|p| semantic::recuts(m.panes[p].config.strategy))
-}
 
 /// One chart row: the boundary value to draw and what it means.
 #[derive(Debug, Clone, Copy, PartialEq)]

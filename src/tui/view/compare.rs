@@ -4,7 +4,7 @@
 //! of both chunk lists, well under a millisecond for thousands of chunks.
 
 use crate::diff::{diff, Diff};
-use crate::tui::app::model::Model;
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::style::Modifier;

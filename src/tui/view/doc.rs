@@ -6,10 +6,10 @@
 
 use super::gutter_width;
 use crate::chunk::Chunk;
-use crate::tui::app::model::Model;
-use crate::tui::view::layout::{char_width, joins_previous};
+use crate::tui::state::layout::{char_width, joins_previous};
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
-use ratatui::buffer::{Buffer, Cell, CellDiffOption, CellWidth};
+use ratatui::buffer::{Buffer, CellDiffOption, CellWidth};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use std::num::NonZeroU16;
@@ -255,17 +255,6 @@ impl Row {
     }
 }
 
-/// Blank a cell that spans more than one column (a wide glyph, by its
-/// symbol or as [`Row`] set it), keeping its style: for a box drawn over
-/// its right half.
-pub fn blank_if_wide(cell: &mut Cell) {
-    if cell.cell_width() > 1 {
-        let style = cell.style();
-        cell.reset();
-        cell.set_symbol(" ").set_style(style);
-    }
-}
-
 /// The margin mark of a line holding bytes `s..next` beside the parent band
 /// `band`: `┌` where the parent starts, `└` where it ends, `│` between.
 pub fn band_mark(band: &std::ops::Range<usize>, s: usize, next: usize) -> Option<&'static str> {
@@ -286,7 +275,7 @@ pub fn band_mark(band: &std::ops::Range<usize>, s: usize, next: usize) -> Option
 /// that touch bytes `from..to`, in order.
 pub fn search_matches(m: &Model, from: usize, to: usize) -> Vec<std::ops::Range<usize>> {
     let q = match &m.mode {
-        crate::tui::app::model::Mode::Search(q) if !q.is_empty() => q.as_str(),
+        crate::tui::state::model::Mode::Search(q) if !q.is_empty() => q.as_str(),
         _ => m.last_search.as_deref().unwrap_or(""),
     };
     if q.is_empty() {
@@ -344,7 +333,7 @@ mod tests {
     use super::*;
     use crate::config::ChunkConfig;
     use crate::document::{DocKind, Document};
-    use crate::tui::view::layout::Layout;
+    use crate::tui::state::layout::Layout;
     use proptest::prelude::*;
     use std::sync::Arc;
     use unicode_categories::UnicodeCategories;
@@ -527,7 +516,7 @@ mod tests {
         Ok(())
     }
 
-    const TAB: usize = crate::tui::view::layout::TAB_WIDTH;
+    const TAB: usize = crate::tui::state::layout::TAB_WIDTH;
 
     /// Draw the document pane with each line of the text on top in turn,
     /// down, up, then jumps, each frame written to the terminal as a diff of

@@ -3,10 +3,9 @@
 //! stale), and the edits panel (`B`) above the chunk list: every edit of
 //! the pane's config and what became of it.
 
-use super::Regions;
 use crate::chunk::Chunk;
-use crate::tui::app::model::Model;
 use crate::tui::features::edits::{self, State};
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -16,19 +15,6 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 /// The margin mark of a chunk that starts at a hand-made cut.
 pub const MARK: &str = "✂";
-
-/// Rows the edits panel takes from the chunk list when shown.
-const PANEL_ROWS: u16 = 9;
-
-/// Give the edits panel its rows at the top of the chunk list (under the
-/// lint panel when both are on), when it is on and the list can spare them.
-pub fn carve(m: &Model, g: &mut Regions) {
-    if m.edits_panel && !m.compare && g.list.height >= PANEL_ROWS + 5 {
-        g.edits = Rect { height: PANEL_ROWS, ..g.list };
-        g.list.y += PANEL_ROWS;
-        g.list.height -= PANEL_ROWS;
-    }
-}
 
 /// Draw `✂` at `(x, y)` (the gutter's first column) when a chunk of
 /// `chunks` that starts in bytes `s..next` starts at a hand-made cut.

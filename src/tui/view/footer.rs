@@ -1,8 +1,8 @@
 //! The key footer: the most useful keys first, as many as fit the width
 //! (never a cut label); `?` lists the rest.
 
-use crate::tui::app::keymap::Action::{self, *};
-use crate::tui::app::model::Model;
+use crate::tui::state::keymap::Action::{self, *};
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

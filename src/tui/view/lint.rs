@@ -2,8 +2,7 @@
 //! finding points into, a count line in the stats, and the lint panel (`L`)
 //! above the chunk list: counts per rule, the selected chunk's findings.
 
-use super::Regions;
-use crate::tui::app::model::Model;
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -13,19 +12,6 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 
 /// The margin mark of a line a finding points into.
 pub const MARK: &str = "⚑";
-
-/// Rows the lint panel takes from the chunk list when shown.
-const PANEL_ROWS: u16 = 9;
-
-/// Give the lint panel its rows at the top of the chunk list, when it is on
-/// and the list can spare them.
-pub fn carve(m: &Model, g: &mut Regions) {
-    if m.lint_panel && !m.compare && g.list.height >= PANEL_ROWS + 5 {
-        g.lint = Rect { height: PANEL_ROWS, ..g.list };
-        g.list.y += PANEL_ROWS;
-        g.list.height -= PANEL_ROWS;
-    }
-}
 
 /// Draw `⚑` at `(x, y)` (the gutter's mark column) when a finding of pane
 /// `pane` points into bytes `s..next`, unless the cell shows the selection.

@@ -1,150 +1,34 @@
 //! Pure drawing: `draw(&Model, &Theme, frame)`. Every function reads the
 //! model and writes a buffer; only visible lines are touched.
 
+pub mod cell;
 pub mod chart;
 pub mod compare;
 pub mod doc;
 pub mod edits;
 pub mod footer;
-pub mod layout;
 pub mod lint;
 pub mod overlay;
 pub mod probe;
 pub mod side;
+pub mod summary;
 pub mod theme;
 
-use crate::tui::app::model::{Mode, Model};
 use crate::tui::features::semantic;
+use crate::tui::state::model::{Mode, Model};
 use crate::tui::view::theme::Theme;
+pub use summary::{chunk_count, counting, settings_summary};
+
+// Where things go on screen is worked out below the features (which scroll
+// by it); the drawing here and code outside the workbench find it here too.
+pub use crate::tui::state::layout;
+pub use crate::tui::state::regions::{self, gutter_width, regions, regions_of, regions_with, Regions};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::Frame;
-
-/// Columns of the chunk-index gutter left of the text.
-pub fn gutter_width(pane_width: u16) -> u16 {
-    if pane_width >= 30 {
-        5
-    } else {
-        0
-    }
-}
-
-/// Where everything goes on a screen of this size. Shared by `draw` and by
-/// `update` (mouse clicks, wrapping width).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Regions {
-    pub header: Rect,
-    pub docs: [Rect; 2],
-    /// The distance chart right of each document pane (empty when not shown).
-    pub charts: [Rect; 2],
-    pub params: Rect,
-    pub stats: Rect,
-    pub list: Rect,
-    /// The Retrieval panel (with `--queries`).
-    pub eval: Rect,
-    pub compare_stats: Rect,
-    /// The lint panel (`L`), above the chunk list.
-    pub lint: Rect,
-    /// The edits panel (`B`), above the chunk list (under the lint panel).
-    pub edits: Rect,
-    pub footer: Rect,
-    pub status: Rect,
-}
-
-impl Regions {
-    /// Width the document text is wrapped to.
-    pub fn text_width(&self) -> usize {
-        let d = self.docs[0];
-        (d.width - gutter_width(d.width)).max(1) as usize
-    }
-    pub fn text_height(&self) -> usize {
-        self.docs[0].height.max(1) as usize
-    }
-}
-
-fn take_top(r: &mut Rect, h: u16) -> Rect {
-    let h = h.min(r.height);
-    let out = Rect { height: h, ..*r };
-    r.y += h;
-    r.height -= h;
-    out
-}
-
-fn take_bottom(r: &mut Rect, h: u16) -> Rect {
-    let h = h.min(r.height);
-    r.height -= h;
-    Rect { y: r.y + r.height, height: h, ..*r }
-}
-
-fn take_right(r: &mut Rect, w: u16) -> Rect {
-    let w = w.min(r.width);
-    r.width -= w;
-    Rect { x: r.x + r.width, width: w, ..*r }
-}
-
-/// The regions for this model (the chart takes room only when shown).
-pub fn regions_of(m: &Model) -> Regions {
-    let mut g = regions_with(m.screen, m.compare, chart::shown(m), m.questions.is_some());
-    lint::carve(m, &mut g);
-    edits::carve(m, &mut g);
-    g
-}
-
-pub fn regions(screen: Rect, compare: bool, chart: bool) -> Regions {
-    regions_with(screen, compare, chart, false)
-}
-
-/// [`regions`], with room for the Retrieval panel when `eval`.
-pub fn regions_with(screen: Rect, compare: bool, chart: bool, eval: bool) -> Regions {
-    let mut main = screen;
-    let mut g = Regions { header: take_top(&mut main, 1), status: take_bottom(&mut main, 1), ..Default::default() };
-    if screen.height >= 12 {
-        g.footer = take_bottom(&mut main, 1);
-    }
-    if compare {
-        if main.height >= 16 {
-            g.compare_stats = take_bottom(&mut main, 6);
-        }
-        let half = main.width.saturating_sub(1) / 2;
-        let mut left = main;
-        let right = take_right(&mut left, half);
-        left.width = half; // both panes wrap alike; a separator column between
-        g.docs = [left, right];
-    } else {
-        let side_w = if main.width >= 110 {
-            48
-        } else if main.width >= 80 {
-            40
-        } else {
-            0
-        };
-        let mut side = take_right(&mut main, side_w);
-        g.docs = [main, Rect::default()];
-        if side_w > 0 {
-            if side.height >= 24 {
-                g.params = take_top(&mut side, 10);
-            }
-            if side.height >= 14 {
-                g.stats = take_top(&mut side, 8);
-            }
-            if eval && side.height >= 10 {
-                g.eval = take_top(&mut side, 7);
-            }
-            g.list = side;
-        }
-    }
-    if chart {
-        let w = chart::width_for(g.docs[0].width);
-        for p in 0..if compare { 2 } else { 1 } {
-            g.charts[p] = take_right(&mut g.docs[p], w);
-        }
-    }
-    g.docs[0].width = g.docs[0].width.max(1);
-    g
-}
 
 pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame<'_>) {
     let area = frame.area();
@@ -153,9 +37,7 @@ pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame<'_>) {
 
 /// Everything, into a buffer (what `draw` does; tests call it directly).
 pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let mut g = regions_with(area, m.compare, chart::shown(m), m.questions.is_some());
-    lint::carve(m, &mut g);
-    edits::carve(m, &mut g);
+    let g = regions::regions_in(m, area);
     header(m, theme, g.header, buf);
     for p in 0..m.visible_panes() {
         doc::render(m, p, theme, g.docs[p], buf);
@@ -182,51 +64,6 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Mode::Help => overlay::help(m, theme, area, buf),
         Mode::Normal => {}
         _ => overlay::prompt(m, theme, g.status, buf),
-    }
-}
-
-/// "N chunks" for a pane, or what it is doing while a new set is being
-/// computed: the old count is never shown as if it were the new one.
-pub fn chunk_count(m: &Model, p: usize) -> String {
-    let pane = &m.panes[p];
-    if counting(m, p) {
-        return if pane.sem.job.is_some() { "embedding…" } else { "counting…" }.to_string();
-    }
-    let n = pane.chunks.len();
-    format!("{n} chunk{}", if n == 1 { "" } else { "s" })
-}
-
-/// A pane's numbers are not those of its settings yet: its chunks are being
-/// cut (the document pane may already draw the first of them).
-pub fn counting(m: &Model, p: usize) -> bool {
-    let pane = &m.panes[p];
-    (pane.shown_rev == 0 || pane.pending()) && pane.error.is_none()
-}
-
-pub fn settings_summary(m: &Model, p: usize) -> String {
-    let c = &m.panes[p].config;
-    // A size the strategy never reads would look like a setting in force.
-    let size = if c.strategy.spec().reads_size() { c.size.to_string() } else { "no size limit,".into() };
-    if c.strategy.needs_model() {
-        let model = m.panes[p]
-            .sem
-            .model_id
-            .as_deref()
-            .map_or_else(|| semantic::model_label(c), |id| semantic::short_model(id).to_string());
-        let t = if c.strategy.spec().has_threshold {
-            format!(" {}", semantic::threshold_summary(c))
-        } else {
-            String::new()
-        };
-        return format!("{} {size} {}{t} · {model}", c.strategy, c.unit);
-    }
-    if !c.strategy.spec().reads_size() {
-        return format!("{} {size} {}", c.strategy, c.unit);
-    }
-    if c.uses_overlap() {
-        format!("{} {}/{} {}", c.strategy, c.size, c.overlap, c.unit)
-    } else {
-        format!("{} {} {}, overlap {}", c.strategy, c.size, c.unit, c.overlap_label())
     }
 }
 

@@ -1,8 +1,8 @@
 //! The help screen and the one-line prompts (search, export path, overwrite).
 
-use crate::tui::app::keymap::default_bindings;
-use crate::tui::app::model::{Mode, Model};
-use crate::tui::app::msg::ExportKind;
+use crate::tui::msg::ExportKind;
+use crate::tui::state::keymap::default_bindings;
+use crate::tui::state::model::{Mode, Model};
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -65,7 +65,7 @@ pub fn clear_box(r: Rect, buf: &mut Buffer) {
         return;
     }
     for y in r.y..r.y + r.height {
-        super::doc::blank_if_wide(&mut buf[(r.x - 1, y)]);
+        super::cell::blank_if_wide(&mut buf[(r.x - 1, y)]);
     }
 }
 
@@ -114,7 +114,7 @@ pub fn prompt(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
 
 /// The start of `s` that fits `width` columns, with `…` when cut.
 pub fn head(s: &str, width: usize) -> String {
-    let w = |c: char| crate::tui::view::layout::char_width(c);
+    let w = |c: char| crate::tui::state::layout::char_width(c);
     if s.chars().map(w).sum::<usize>() <= width {
         return s.to_string();
     }
@@ -133,7 +133,7 @@ pub fn head(s: &str, width: usize) -> String {
 
 /// The end of `s` that fits `width` columns, with `…` when cut.
 pub fn tail(s: &str, width: usize) -> String {
-    let w = |c: char| crate::tui::view::layout::char_width(c);
+    let w = |c: char| crate::tui::state::layout::char_width(c);
     if s.chars().map(w).sum::<usize>() <= width {
         return s.to_string();
     }

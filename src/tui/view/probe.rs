@@ -4,8 +4,8 @@
 //! comparison strip.
 
 use crate::eval::metrics::Report;
-use crate::tui::app::model::Model;
 use crate::tui::features::probe::{self, score_label, K};
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -44,7 +44,7 @@ pub fn badges(m: &Model, pane: usize, theme: &Theme, area: Rect, buf: &mut Buffe
         let y = area.y + row as u16;
         // A wide glyph whose right half the badge would cover is blanked.
         if x > area.x {
-            super::doc::blank_if_wide(&mut buf[(x - 1, y)]);
+            super::cell::blank_if_wide(&mut buf[(x - 1, y)]);
         }
         buf.set_stringn(x, y, label, w as usize, theme.badge);
     }

@@ -3,9 +3,9 @@
 
 use crate::config::Unit;
 use crate::stats::Stats;
-use crate::tui::app::keymap::Action;
-use crate::tui::app::model::Model;
 use crate::tui::features::probe;
+use crate::tui::state::keymap::Action;
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -92,8 +92,8 @@ pub fn stats_lines(m: &Model, p: usize, theme: &Theme) -> Vec<Line<'static>> {
     let pane = &m.panes[p];
     let s: &Stats = &pane.stats;
     let unit = pane.config.unit;
-    let mut first = vec![Span::styled(super::chunk_count(m, p), theme.accent)];
-    if super::counting(m, p) {
+    let mut first = vec![Span::styled(super::summary::chunk_count(m, p), theme.accent)];
+    if super::summary::counting(m, p) {
         // Sizes, lint and the rest wait for the whole result.
         return vec![Line::from(first)];
     }
@@ -150,7 +150,7 @@ fn whereabouts(meta: &crate::chunk::ChunkMeta) -> impl Iterator<Item = String> +
 fn error_lines(m: &Model, p: usize, theme: &Theme, width: u16) -> Vec<Line<'static>> {
     let Some(err) = &m.panes[p].error else { return Vec::new() };
     let err = err.lines().next().unwrap_or("");
-    let rows = super::layout::Layout::rows(err, width.max(1) as usize);
+    let rows = crate::tui::state::layout::Layout::rows(err, width.max(1) as usize);
     rows.into_iter().map(|row| Line::styled(row.to_string(), theme.error)).collect()
 }
 
@@ -166,7 +166,7 @@ pub fn stats(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let n = lines.len() as u16;
     Paragraph::new(lines).render(inner, buf);
     let below = Rect { y: inner.y + n, height: inner.height.saturating_sub(n), ..inner };
-    if super::counting(m, p) {
+    if super::summary::counting(m, p) {
         return;
     }
     if m.panes[p].config.embed_text.enabled {
@@ -205,7 +205,7 @@ fn embedded_as(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer)
         if part.is_empty() {
             continue;
         }
-        for row in super::layout::Layout::rows(part, area.width.max(1) as usize) {
+        for row in crate::tui::state::layout::Layout::rows(part, area.width.max(1) as usize) {
             if y >= area.y + area.height {
                 return;
             }
@@ -218,7 +218,7 @@ fn embedded_as(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer)
 /// Chunk sizes as a sparkline over [0, max], with the axis ends labelled.
 fn histogram(m: &Model, p: usize, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let chunks = &m.panes[p].chunks;
-    if area.height == 0 || area.width < 10 || chunks.is_empty() || super::counting(m, p) {
+    if area.height == 0 || area.width < 10 || chunks.is_empty() || super::summary::counting(m, p) {
         return;
     }
     let label = format!("{}", m.panes[p].stats.max);
@@ -276,8 +276,14 @@ pub fn list(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     }
     head.push_str("  ovl text");
     buf.set_stringn(inner.x, inner.y, head, inner.width as usize, theme.dim.add_modifier(Modifier::UNDERLINED));
-    if super::counting(m, m.active) {
-        buf.set_stringn(inner.x + 1, inner.y + 1, super::chunk_count(m, m.active), inner.width as usize, theme.dim);
+    if super::summary::counting(m, m.active) {
+        buf.set_stringn(
+            inner.x + 1,
+            inner.y + 1,
+            super::summary::chunk_count(m, m.active),
+            inner.width as usize,
+            theme.dim,
+        );
         return;
     }
     let rows = inner.height.saturating_sub(1) as usize;
@@ -343,8 +349,12 @@ pub fn compare_stats(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let half = area.width / 2;
     for p in 0..2 {
         let r = Rect { x: area.x + half * p as u16, width: if p == 0 { half } else { area.width - half }, ..area };
-        let title =
-            format!(" {}{}: {} ", if m.active == p { "▶" } else { "" }, ["A", "B"][p], super::settings_summary(m, p));
+        let title = format!(
+            " {}{}: {} ",
+            if m.active == p { "▶" } else { "" },
+            ["A", "B"][p],
+            super::summary::settings_summary(m, p)
+        );
         let b = block(&title, theme);
         let inner = b.inner(r);
         b.render(r, buf);

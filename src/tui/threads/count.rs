@@ -4,7 +4,7 @@
 use super::Reply;
 use crate::chunk::Chunk;
 use crate::size::Tokenizer;
-use crate::tui::app::msg::Msg;
+use crate::tui::msg::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;
 

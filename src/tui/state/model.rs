@@ -3,14 +3,17 @@
 
 use crate::chunk::Chunk;
 use crate::config::ChunkConfig;
-use crate::document::{DocKind, Document};
+use crate::document::DocKind;
 use crate::extract::Structure;
 use crate::stats::Stats;
-use crate::tui::app::keymap::Keymap;
-use crate::tui::app::msg::ExportKind;
-use crate::tui::features::probe::{ProbeState, Questions};
-use crate::tui::features::semantic::{Cached, SemState};
-use crate::tui::view::layout::Layout;
+use crate::strategy::hierarchical::level_sizes;
+use crate::tui::state::edits::PaneEdits;
+use crate::tui::state::keymap::Keymap;
+use crate::tui::state::layout::Layout;
+use crate::tui::state::lint::PaneLint;
+use crate::tui::state::params::Held;
+use crate::tui::state::probe::{ProbeState, Questions};
+use crate::tui::state::semantic::{Cached, SemState};
 use ratatui::layout::Rect;
 use ratatui::style::Color;
 use std::path::PathBuf;
@@ -36,7 +39,7 @@ pub struct Pane {
     /// the same list as `chunks`). What the chunks export writes.
     pub all_chunks: Arc<Vec<Chunk>>,
     /// The chunks on screen of the newest request while the rest is being
-    /// cut ([`crate::tui::app::msg::Msg::ChunkedPart`]): the document pane
+    /// cut ([`crate::tui::msg::Msg::ChunkedPart`]): the document pane
     /// draws them; counts and lists wait for the whole result.
     pub part: Option<Part>,
     /// The level of a hierarchical cut on screen (0 = the largest; see [`crate::tui::features::levels`]).
@@ -54,11 +57,11 @@ pub struct Pane {
     /// The query probe and the evaluation of these chunks.
     pub probe: ProbeState,
     /// Chunk lint of these chunks, once computed.
-    pub lint: crate::tui::features::lint::PaneLint,
+    pub lint: PaneLint,
     /// Settings a key changed on its own, kept so that they can come back.
-    pub held: crate::tui::features::params::Held,
+    pub held: Held,
     /// Hand-made boundaries: where the config's edits landed, undo and redo.
-    pub edits: crate::tui::features::edits::PaneEdits,
+    pub edits: PaneEdits,
     /// The config of request `rev`: what the chunks are cut under once
     /// `shown_rev` reaches it.
     pub requested: ChunkConfig,
@@ -139,8 +142,23 @@ impl Pane {
 
     /// The size limit chunks are held to, if the strategy promises one.
     pub fn limit(&self) -> Option<usize> {
-        self.config.strategy.promises_size_limit().then(|| crate::tui::features::levels::size_of_shown(self))
+        self.config.strategy.promises_size_limit().then(|| self.size_of_shown())
     }
+
+    /// The size chunks of the shown level are held to (a hierarchical cut's
+    /// levels have sizes of their own; see [`crate::tui::features::levels`]).
+    pub fn size_of_shown(&self) -> usize {
+        level_sizes(&self.config).get(self.level as usize).copied().unwrap_or(self.config.size)
+    }
+}
+
+/// What an export writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportKind {
+    /// The active pane's config (TOML, or JSON for `.json`).
+    Config,
+    /// The active pane's chunks as JSONL records.
+    Chunks,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -226,49 +244,6 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn new(doc: Document, a: ChunkConfig, b: ChunkConfig, screen: Rect) -> Model {
-        let mut tokenizers: Vec<String> = crate::size::BUILTIN_TOKENIZERS.iter().map(|s| s.to_string()).collect();
-        for t in [&a.tokenizer, &b.tokenizer] {
-            if !tokenizers.contains(t) {
-                tokenizers.push(t.clone());
-            }
-        }
-        let mut m = Model {
-            text: Arc::from(doc.text),
-            structure: doc.structure,
-            kind: doc.kind,
-            path: doc.path.unwrap_or_else(|| PathBuf::from("untitled")),
-            doc_rev: 0,
-            panes: [Pane::new(a), Pane::new(b)],
-            compare: false,
-            active: 0,
-            top: 0,
-            selected: None,
-            layout: Arc::new(Layout::default()),
-            screen,
-            highlight: Highlight::default(),
-            mode: Mode::Normal,
-            status: Status::default(),
-            last_search: None,
-            file_unreadable: false,
-            last_found: None,
-            help_scroll: 0,
-            tokenizers,
-            max_tokens: None,
-            keymap: Keymap::default(),
-            analyses: Vec::new(),
-            next_job: 0,
-            questions: None,
-            llm_usage: crate::llm::Usage::default(),
-            embed_usage: crate::embed_usage::Usage::default(),
-            lint_panel: false,
-            edits_panel: false,
-            quit: false,
-        };
-        crate::tui::app::update::relayout(&mut m);
-        m
-    }
-
     pub fn pane(&self) -> &Pane {
         &self.panes[self.active]
     }

@@ -15,7 +15,7 @@
 //! superseded result is never applied either way.
 
 use crate::embedding::CancelFlag;
-use crate::tui::app::msg::Msg;
+use crate::tui::msg::Msg;
 use std::cell::Cell;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

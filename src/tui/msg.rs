@@ -1,25 +1,23 @@
 //! Messages are facts that happened (past tense); commands are things the
-//! runtime should do (verbs). `update` turns one into the other.
+//! runtime should do (verbs). `update` turns one into the other. Their
+//! payloads are the state types of [`crate::tui::state`]; this module stands
+//! right above them, so every feature, job and view can name a message or
+//! return a command without importing the app.
 
 use crate::chunk::Chunk;
 use crate::config::{ChunkConfig, Unit};
 use crate::document::Document;
 use crate::stats::Stats;
-use crate::tui::features::retrieval::{Retrieval, RetrieveReq};
-use crate::tui::features::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
+use crate::tui::state::lint::{LintReq, Linted};
+use crate::tui::state::retrieval::{Retrieval, RetrieveReq};
+use crate::tui::state::semantic::{AnalysisKey, CancelFlag, SemanticAnalysis};
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui::style::Color;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// What an export writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportKind {
-    /// The active pane's config (TOML, or JSON for `.json`).
-    Config,
-    /// The active pane's chunks as JSONL records.
-    Chunks,
-}
+// Part of the export prompt's state too, so it lives with the model.
+pub use crate::tui::state::model::ExportKind;
 
 #[derive(Debug)]
 pub enum Msg {
@@ -123,7 +121,7 @@ pub enum Msg {
     Linted {
         pane: usize,
         rev: u64,
-        result: Result<crate::tui::features::lint::Linted, String>,
+        result: Result<Linted, String>,
     },
     /// Where the edits of a pane's chunk request `rev` landed in its text
     /// (sent by the chunk job before the chunks, when the config has edits).
@@ -189,7 +187,7 @@ pub enum Cmd {
     /// Rank the probe question / score the question set (retrieval thread).
     Retrieve(RetrieveReq),
     /// Lint a pane's new chunks (lint thread).
-    Lint(crate::tui::features::lint::LintReq),
+    Lint(LintReq),
     Highlight {
         doc_rev: u64,
         text: Arc<str>,

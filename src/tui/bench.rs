@@ -10,10 +10,10 @@
 use crate::config::ChunkConfig;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::tui::app::model::Model;
-use crate::tui::app::msg::Msg;
 use crate::tui::features::params::non_model_strategies;
 use crate::tui::jobs::runtime::Runtime;
+use crate::tui::msg::Msg;
+use crate::tui::state::model::Model;
 use crate::tui::view::theme::Theme;
 use crate::tui::{app::update, view};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -1,0 +1,59 @@
+//! [`Model::new`]: the model of a document just opened, its text already
+//! wrapped for the screen. Wrapping needs the screen's regions, which read
+//! the model, so the constructor stands here above both rather than in
+//! `model.rs`.
+
+use crate::config::ChunkConfig;
+use crate::document::Document;
+use crate::tui::state::cursor::relayout;
+use crate::tui::state::keymap::Keymap;
+use crate::tui::state::layout::Layout;
+use crate::tui::state::model::{Highlight, Mode, Model, Pane, Status};
+use ratatui::layout::Rect;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+impl Model {
+    pub fn new(doc: Document, a: ChunkConfig, b: ChunkConfig, screen: Rect) -> Model {
+        let mut tokenizers: Vec<String> = crate::size::BUILTIN_TOKENIZERS.iter().map(|s| s.to_string()).collect();
+        for t in [&a.tokenizer, &b.tokenizer] {
+            if !tokenizers.contains(t) {
+                tokenizers.push(t.clone());
+            }
+        }
+        let mut m = Model {
+            text: Arc::from(doc.text),
+            structure: doc.structure,
+            kind: doc.kind,
+            path: doc.path.unwrap_or_else(|| PathBuf::from("untitled")),
+            doc_rev: 0,
+            panes: [Pane::new(a), Pane::new(b)],
+            compare: false,
+            active: 0,
+            top: 0,
+            selected: None,
+            layout: Arc::new(Layout::default()),
+            screen,
+            highlight: Highlight::default(),
+            mode: Mode::Normal,
+            status: Status::default(),
+            last_search: None,
+            file_unreadable: false,
+            last_found: None,
+            help_scroll: 0,
+            tokenizers,
+            max_tokens: None,
+            keymap: Keymap::default(),
+            analyses: Vec::new(),
+            next_job: 0,
+            questions: None,
+            llm_usage: crate::llm::Usage::default(),
+            embed_usage: crate::embed_usage::Usage::default(),
+            lint_panel: false,
+            edits_panel: false,
+            quit: false,
+        };
+        relayout(&mut m);
+        m
+    }
+}
