@@ -511,6 +511,12 @@ fn no_import_circle_between_the_files_of_src_tui() {
 }
 
 #[test]
+fn no_import_circle_between_the_files_of_src_cli() {
+    let found = folder_circles("cli");
+    assert!(found.is_empty(), "files of src/cli import each other:\n{}", found.concat());
+}
+
+#[test]
 fn the_folder_check_resolves_paths_to_files() {
     let files: BTreeSet<String> =
         ["tui/mod.rs", "tui/app/mod.rs", "tui/app/update.rs", "tui/state/mod.rs", "tui/state/model.rs"]

@@ -39,7 +39,7 @@ What it measures, with the real chunker thread and an off-screen terminal:
 Time a release build (cargo build --release): a debug build is several times slower.
 
 Examples:
-  chunktui bench ../shared/corpus/en_rust_book.md       the README's numbers (1.2 MB Markdown)
+  chunktui bench ../shared/corpus/en_rust_book.md       docs/speed.md's numbers (1.2 MB Markdown)
   chunktui bench samples/guide.md --changes 10 --big-mb 1
   chunktui bench big.md -s sentence,langchain-token       two strategies only
   chunktui bench big.md --unit tokens --size 256 -s recursive,langchain-recursive   in cl100k tokens")]

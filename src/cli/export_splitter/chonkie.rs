@@ -2,8 +2,8 @@
 //! separator levels as `RecursiveRules`, `SentenceChunker`,
 //! `SemanticChunker`, `LateChunker` and `FastChunker`.
 
-use super::langchain::{hf_tokenizer, lookup};
-use super::{model_id, py_bool, py_call, py_list, py_str, sentence_notes, Fidelity, Snippet, SENTENCE_ENDS};
+use super::literals::{py_bool, py_call, py_list, py_str};
+use super::snippet::{hf_tokenizer, lookup, model_id, sentence_notes, Fidelity, Snippet, SENTENCE_ENDS};
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit};
 use crate::strategy::recursive::{Sep, Separators};
 
@@ -71,9 +71,9 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         Fidelity::None("chonkie has no heading splitter without a size; see the markdown strategy's RecursiveChunker"),
     ),
     (StrategyKind::Hierarchical, Fidelity::None("chonkie has no multi-level chunker")),
-    (StrategyKind::Llm, Fidelity::None(super::LLM_USE_CHUNKTUI)),
-    (StrategyKind::Propositions, Fidelity::None(super::LLM_USE_CHUNKTUI)),
-    (StrategyKind::Agentic, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Llm, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Propositions, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Agentic, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
 ];
 
 pub(super) fn mapping(kind: StrategyKind) -> Fidelity {
@@ -190,7 +190,7 @@ fn tokenizer(config: &ChunkConfig, s: &mut Snippet) -> String {
     match config.unit {
         // Bytes: only `fast` counts them, and no splitter here maps it.
         Unit::Chars | Unit::Bytes => py_str("character"),
-        Unit::Tokens => match super::hf_tokenizer_file(&config.tokenizer) {
+        Unit::Tokens => match super::snippet::hf_tokenizer_file(&config.tokenizer) {
             // An object: a name would be looked up on the Hugging Face hub.
             None => {
                 s.need("tiktoken==0.14.0");

@@ -3,7 +3,8 @@
 //! own strategies map to `RecursiveCharacterTextSplitter` with chunktui's
 //! separators written as regexes.
 
-use super::{model_id, py_bool, py_call, py_list, py_str, sentence_notes, Fidelity, Snippet, UNMAPPED};
+use super::literals::{py_bool, py_call, py_list, py_str};
+use super::snippet::{hf_tokenizer, lookup, model_id, sentence_notes, Fidelity, Snippet};
 use crate::config::{ChunkConfig, KeepSeparator, SeparatorSide, StrategyKind, ThresholdType, Unit};
 use crate::strategy::recursive::{Sep, Separators};
 
@@ -72,9 +73,9 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
         StrategyKind::Hierarchical,
         Fidelity::None("no multi-level splitter; ParentDocumentRetriever with two splitters comes nearest"),
     ),
-    (StrategyKind::Llm, Fidelity::None(super::LLM_USE_CHUNKTUI)),
-    (StrategyKind::Propositions, Fidelity::None(super::LLM_USE_CHUNKTUI)),
-    (StrategyKind::Agentic, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Llm, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Propositions, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Agentic, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
 ];
 
 pub(super) fn mapping(kind: StrategyKind) -> Fidelity {
@@ -82,10 +83,6 @@ pub(super) fn mapping(kind: StrategyKind) -> Fidelity {
 }
 
 /// `kind`'s row of a library's list, `None` when it has none.
-pub(super) fn lookup(list: &[(StrategyKind, Fidelity)], kind: StrategyKind) -> Fidelity {
-    list.iter().find(|(k, _)| *k == kind).map_or(Fidelity::None(UNMAPPED), |(_, f)| f.clone())
-}
-
 pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
     s.need("langchain-text-splitters==1.1.3");
     let splitter = match config.strategy {
@@ -120,7 +117,7 @@ fn length(config: &ChunkConfig, s: &mut Snippet) -> Length {
     match config.unit {
         // Bytes: only `fast` counts them, and no splitter here maps it.
         Unit::Chars | Unit::Bytes => Length::Chars,
-        Unit::Tokens => match super::hf_tokenizer_file(&config.tokenizer) {
+        Unit::Tokens => match super::snippet::hf_tokenizer_file(&config.tokenizer) {
             None => {
                 s.need("tiktoken==0.14.0");
                 Length::Tiktoken(config.tokenizer.clone())
@@ -135,19 +132,6 @@ fn length(config: &ChunkConfig, s: &mut Snippet) -> Length {
             s.note("words: counted as runs of \\w here, not chunktui's Unicode (UAX #29) words");
             Length::Function("lambda text: len(re.findall(r\"\\w+\", text))".into())
         }
-    }
-}
-
-/// Load a Hugging Face tokenizer.json as chunktui counts with it: no
-/// truncation, no padding, no special tokens.
-pub(super) fn hf_tokenizer(file: &str, s: &mut Snippet) {
-    s.need("tokenizers==0.23.3");
-    s.import("from tokenizers import Tokenizer");
-    if !s.body.iter().any(|l| l.starts_with("_tokenizer = ")) {
-        s.line(format!("_tokenizer = Tokenizer.from_file({})", py_str(file)));
-        s.line("_tokenizer.no_truncation()");
-        s.line("_tokenizer.no_padding()");
-        s.line("");
     }
 }
 
@@ -268,7 +252,7 @@ pub(super) fn splitter_expr(config: &ChunkConfig, s: &mut Snippet) -> String {
 }
 
 fn fixed(config: &ChunkConfig, s: &mut Snippet) -> String {
-    let tiktoken = config.unit == Unit::Tokens && super::hf_tokenizer_file(&config.tokenizer).is_none();
+    let tiktoken = config.unit == Unit::Tokens && super::snippet::hf_tokenizer_file(&config.tokenizer).is_none();
     if tiktoken {
         s.import("from langchain_text_splitters import TokenTextSplitter");
         s.need("tiktoken==0.14.0");
@@ -344,7 +328,7 @@ fn semantic(config: &ChunkConfig, s: &mut Snippet) -> String {
     let sem = &config.semantic;
     s.need("langchain-experimental");
     s.import("from langchain_experimental.text_splitter import SemanticChunker");
-    let embeddings = match super::endpoint(config, s) {
+    let embeddings = match super::snippet::endpoint(config, s) {
         Some((base, model, dimensions)) => {
             // Strings, not tiktoken ids: what chunktui sends, and what
             // servers other than OpenAI's take.

@@ -4,8 +4,9 @@
 //! `SentenceSplitter`, `TokenTextSplitter`, `MarkdownNodeParser`,
 //! `HierarchicalNodeParser` and `SemanticSplitterNodeParser`.
 
-use super::langchain::{hf_tokenizer, lookup, splitter_expr};
-use super::{model_id, py_call, py_str, sentence_notes, Fidelity, Snippet};
+use super::langchain::splitter_expr;
+use super::literals::{py_call, py_str};
+use super::snippet::{hf_tokenizer, lookup, model_id, sentence_notes, Fidelity, Snippet};
 use crate::config::{ChunkConfig, StrategyKind, ThresholdType, Unit};
 use crate::strategy::hierarchical;
 
@@ -68,9 +69,9 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
     ),
     (StrategyKind::Document, Fidelity::None("the whole file is one node: no parser is needed")),
     (StrategyKind::Late, Fidelity::None("LlamaIndex has no late chunking (token embeddings pooled per chunk)")),
-    (StrategyKind::Llm, Fidelity::None(super::LLM_USE_CHUNKTUI)),
-    (StrategyKind::Propositions, Fidelity::None(super::LLM_USE_CHUNKTUI)),
-    (StrategyKind::Agentic, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Llm, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Propositions, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Agentic, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
 ];
 
 pub(super) fn mapping(kind: StrategyKind) -> Fidelity {
@@ -186,7 +187,7 @@ fn tokenizer(config: &ChunkConfig, s: &mut Snippet) -> String {
     match config.unit {
         // A list of the code points.
         Unit::Chars | Unit::Bytes => "list".into(),
-        Unit::Tokens => match super::hf_tokenizer_file(&config.tokenizer) {
+        Unit::Tokens => match super::snippet::hf_tokenizer_file(&config.tokenizer) {
             None => {
                 s.need("tiktoken==0.14.0");
                 s.import("import tiktoken");
@@ -210,7 +211,7 @@ fn tokenizer(config: &ChunkConfig, s: &mut Snippet) -> String {
 fn semantic(config: &ChunkConfig, s: &mut Snippet) -> String {
     let sem = &config.semantic;
     s.import("from llama_index.core.node_parser import SemanticSplitterNodeParser");
-    let embed_model = match super::endpoint(config, s) {
+    let embed_model = match super::snippet::endpoint(config, s) {
         Some((base, model, dimensions)) => {
             // OpenAILikeEmbedding takes any model name; OpenAIEmbedding only OpenAI's.
             s.need("llama-index-embeddings-openai-like");

@@ -2,8 +2,8 @@
 //! with a `ChunkConfig` (capacity, overlap, sizer). The snippet is a whole
 //! program: `cargo run -- FILE` prints each chunk as a quoted string.
 
-use super::langchain::lookup;
-use super::{rs_str, Fidelity, Snippet};
+use super::literals::rs_str;
+use super::snippet::{lookup, Fidelity, Snippet};
 use crate::config::{ChunkConfig, StrategyKind, Unit};
 
 const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
@@ -53,9 +53,9 @@ const MAPPINGS: &[(StrategyKind, Fidelity)] = &[
     (StrategyKind::Adaptive, Fidelity::None("text-splitter has no embedding-based splitter")),
     (StrategyKind::Late, Fidelity::None("text-splitter has no embedding-based splitter")),
     (StrategyKind::Cluster, Fidelity::None("text-splitter has no embedding-based splitter")),
-    (StrategyKind::Llm, Fidelity::None(super::LLM_USE_CHUNKTUI)),
-    (StrategyKind::Propositions, Fidelity::None(super::LLM_USE_CHUNKTUI)),
-    (StrategyKind::Agentic, Fidelity::None(super::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Llm, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Propositions, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
+    (StrategyKind::Agentic, Fidelity::None(super::snippet::LLM_USE_CHUNKTUI)),
 ];
 
 pub(super) fn mapping(kind: StrategyKind) -> Fidelity {
@@ -74,7 +74,7 @@ pub(super) fn write(config: &ChunkConfig, s: &mut Snippet) {
     let sizer = match config.unit {
         // Bytes: only `fast` counts them, and no splitter here maps it.
         Unit::Chars | Unit::Bytes => None,
-        Unit::Tokens => match super::hf_tokenizer_file(&config.tokenizer) {
+        Unit::Tokens => match super::snippet::hf_tokenizer_file(&config.tokenizer) {
             None => {
                 features.push("\"tiktoken-rs\"");
                 s.need("tiktoken-rs = \"0.12\"");
@@ -144,7 +144,7 @@ fn notes(config: &ChunkConfig, s: &mut Snippet) {
         StrategyKind::Recursive => {
             s.note(format!("separators (preset {}): text-splitter has fixed Unicode levels", config.recursive.preset))
         }
-        StrategyKind::Sentence => super::sentence_notes(config, s, "Unicode (UAX #29) sentences here"),
+        StrategyKind::Sentence => super::snippet::sentence_notes(config, s, "Unicode (UAX #29) sentences here"),
         StrategyKind::Markdown => {
             s.note(format!("markdown.levels = {:?}: every heading level cuts", config.markdown.levels));
             s.note("the heading path of each chunk (meta.headings)");

@@ -41,7 +41,7 @@ pub fn run_sync(req: &EmbedReq) -> Vec<Msg> {
 pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
     use crate::error::Error;
     use crate::tui::msg::Analyzed;
-    use crate::Chunker;
+    use crate::chunker::Chunker;
     let (pane, id) = (req.pane, req.id);
     if !reply.send(Msg::EmbedProgress { pane, id, done: 0, total: 0 }) {
         return; // cancelled before it began, or the UI is gone
@@ -122,9 +122,9 @@ fn visible_part(
     req: &EmbedReq,
     recut: &semantic::Recut,
     model: &dyn crate::embedding::Embedder,
-    chunker: &crate::Chunker,
+    chunker: &crate::chunker::Chunker,
     ctl: Control<'_>,
-) -> Option<crate::Result<SemanticAnalysis>> {
+) -> Option<crate::error::Result<SemanticAnalysis>> {
     let first = req.first.clone()?;
     let all = match recut.pieces_of(&req.text, &req.config, ctl) {
         Ok(all) => all,

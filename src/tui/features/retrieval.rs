@@ -15,7 +15,7 @@ use crate::eval::{evaluate, Chunked, Pool};
 use crate::tui::msg::Msg;
 pub use crate::tui::state::retrieval::{Retrieval, RetrieveReq};
 use crate::tui::threads::Reply;
-use crate::Chunker;
+use crate::chunker::Chunker;
 use std::sync::mpsc::channel;
 use std::sync::Arc;
 

@@ -14,7 +14,7 @@ use crate::tui::features::semantic::SemanticAnalysis;
 use crate::tui::msg::Msg;
 use crate::tui::threads::count::CountReq;
 use crate::tui::threads::{Reply, Worker};
-use crate::Chunker;
+use crate::chunker::Chunker;
 use std::sync::Arc;
 
 pub struct ChunkReq {
