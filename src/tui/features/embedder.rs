@@ -39,9 +39,9 @@ pub fn run_sync(req: &EmbedReq) -> Vec<Msg> {
 
 /// One embedding job; whole runs hand their chunks to the token counter.
 pub fn run(req: &EmbedReq, reply: &Reply, counter: Option<&Worker<CountReq>>) {
+    use crate::chunker::Chunker;
     use crate::error::Error;
     use crate::tui::msg::Analyzed;
-    use crate::chunker::Chunker;
     let (pane, id) = (req.pane, req.id);
     if !reply.send(Msg::EmbedProgress { pane, id, done: 0, total: 0 }) {
         return; // cancelled before it began, or the UI is gone

@@ -7,6 +7,7 @@
 //! [`Msg::RetrieveProgress`], the answer as [`Msg::Retrieved`].
 
 use crate::chunk::Chunk;
+use crate::chunker::Chunker;
 use crate::config::ChunkConfig;
 use crate::embedding::Control;
 use crate::error::{Error, Result};
@@ -15,7 +16,6 @@ use crate::eval::{evaluate, Chunked, Pool};
 use crate::tui::msg::Msg;
 pub use crate::tui::state::retrieval::{Retrieval, RetrieveReq};
 use crate::tui::threads::Reply;
-use crate::chunker::Chunker;
 use std::sync::mpsc::channel;
 use std::sync::Arc;
 

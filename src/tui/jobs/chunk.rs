@@ -5,6 +5,7 @@
 //! they look long before a large document is done.
 
 use crate::chunk::Chunk;
+use crate::chunker::Chunker;
 use crate::config::ChunkConfig;
 use crate::embedding::Control;
 use crate::extract::Structure;
@@ -14,7 +15,6 @@ use crate::tui::features::semantic::SemanticAnalysis;
 use crate::tui::msg::Msg;
 use crate::tui::threads::count::CountReq;
 use crate::tui::threads::{Reply, Worker};
-use crate::chunker::Chunker;
 use std::sync::Arc;
 
 pub struct ChunkReq {
