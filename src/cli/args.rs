@@ -78,8 +78,48 @@ impl From<&OpenArgs> for crate::tui::Options {
     }
 }
 
-#[derive(Subcommand, Debug)]
-pub enum Command {
+/// What a subcommand does, written beside the work in the command's own file
+/// (`impl Run for DiffCmd` in `cli/diff.rs`): `global` are the chunking flags
+/// given before the subcommand's name.
+pub trait Run {
+    fn run(self, global: &ChunkFlags) -> Result<()>;
+}
+
+/// The subcommands, listed once: each line is a variant of [`Command`] (its
+/// doc comment the help line) and an arm of [`Command::run`]. A new command
+/// is one line here and a `Run` for its arguments.
+macro_rules! commands {
+    ($(
+        $(#[doc = $doc:literal])*
+        $(#[command($($command:tt)*)])?
+        $(#[cfg($cfg:meta)])?
+        $variant:ident($args:ty),
+    )*) => {
+        #[derive(Subcommand, Debug)]
+        pub enum Command {
+            $(
+                $(#[doc = $doc])*
+                $(#[command($($command)*)])?
+                $(#[cfg($cfg)])?
+                $variant($args),
+            )*
+        }
+
+        impl Command {
+            /// Run it (in its own file's `Run`).
+            pub fn run(self, global: &ChunkFlags) -> Result<()> {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        Command::$variant(args) => args.run(global),
+                    )*
+                }
+            }
+        }
+    };
+}
+
+commands! {
     /// Chunk a document and print the chunks (JSONL by default).
     #[command(
         after_help = "Each JSONL line: index, start, end (bytes), char_start, char_end (code points), size, text, meta."

@@ -1,10 +1,10 @@
 //! What each subcommand does. Output is built in memory and written once, so
 //! an error never leaves a partial output file behind.
 
-use super::args::{ChunkCmd, Cli, Command, ConfigCmd, ExportCmd, StatsCmd};
+use super::args::{ChunkCmd, ChunkFlags, Cli, ConfigCmd, ExportCmd, Run, StatsCmd};
 use super::files::is_many;
 use super::output::{dash_is_stdout, emit, emit_with};
-use super::prepare::{load_input, prepare, protect_config_files, protect_settings, settings_named_for};
+use super::prepare::{load_input, prepare, protect_config_files, protect_settings};
 use super::records::RecordWriter;
 use crate::config::ChunkConfig;
 use crate::document::Document;
@@ -15,48 +15,69 @@ use crate::stats::Stats;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Run the parsed command line.
-pub fn run(cli: Cli) -> Result<()> {
-    match cli.command {
-        Some(Command::Chunk(cmd)) => chunk(cmd),
-        Some(Command::Stats(cmd)) => stats(cmd),
-        Some(Command::Eval(cmd)) if cmd.post_chunking && cmd.generate.is_none() => super::post_eval::run(cmd),
-        Some(Command::Eval(cmd)) => super::eval::run(cmd),
-        Some(Command::Sweep(cmd)) => super::sweep::run(cmd),
-        Some(Command::Tune(cmd)) => super::tune::run(cmd),
-        Some(Command::Diff(cmd)) => super::diff::run(cmd),
-        Some(Command::Lint(cmd)) => super::lint::run(cmd),
-        Some(Command::Export(cmd)) => export(cmd),
-        Some(Command::Config(ConfigCmd::Check { file })) => {
-            let config = ChunkConfig::load(&file)?;
-            // "ok" means every command accepts it: the same checks they run.
-            let config = check_usable(config, true).map_err(|e| Error::config(format!("{}: {e}", file.display())))?;
-            let line = format!(
-                "{}: ok (version {}, strategy {}, size {} {}, overlap {})\n",
-                file.display(),
-                config.version,
-                config.strategy,
-                config.size,
-                config.unit,
-                config.overlap
-            );
-            emit(line.as_bytes(), None)
-        }
-        Some(Command::Config(ConfigCmd::Init { flags, json })) => {
-            let config = flags.resolve()?;
-            // The defaults come with a comment on every key; that file reads
-            // back as exactly the defaults (tests/assets.rs proves it).
-            if !json && config == ChunkConfig::default() {
-                return emit(include_str!("../../assets/default-config.toml").as_bytes(), None);
-            }
-            emit(if json { config.to_json() } else { config.to_toml() }.as_bytes(), None)
-        }
-        Some(Command::Config(ConfigCmd::Schema)) => emit(crate::config::json_schema().as_bytes(), None),
-        #[cfg(feature = "embed")]
-        Some(Command::Setup(args)) => crate::cli::setup::run(&args),
-        #[cfg(feature = "tui")]
-        Some(Command::Bench(args)) => crate::tui::bench::run(&args, cli.flags.resolve()?),
+/// Run the parsed command line: a subcommand (its `Run`), else the workbench.
+pub fn run(mut cli: Cli) -> Result<()> {
+    match cli.command.take() {
+        Some(command) => command.run(&cli.flags),
         None => open(cli),
+    }
+}
+
+impl Run for ChunkCmd {
+    fn run(self, _: &ChunkFlags) -> Result<()> {
+        chunk(self)
+    }
+}
+
+impl Run for StatsCmd {
+    fn run(self, _: &ChunkFlags) -> Result<()> {
+        stats(self)
+    }
+}
+
+impl Run for ExportCmd {
+    fn run(self, _: &ChunkFlags) -> Result<()> {
+        export(self)
+    }
+}
+
+impl Run for ConfigCmd {
+    fn run(self, _: &ChunkFlags) -> Result<()> {
+        match self {
+            ConfigCmd::Check { file } => {
+                let config = ChunkConfig::load(&file)?;
+                // "ok" means every command accepts it: the same checks they run.
+                let config =
+                    check_usable(config, true).map_err(|e| Error::config(format!("{}: {e}", file.display())))?;
+                let line = format!(
+                    "{}: ok (version {}, strategy {}, size {} {}, overlap {})\n",
+                    file.display(),
+                    config.version,
+                    config.strategy,
+                    config.size,
+                    config.unit,
+                    config.overlap
+                );
+                emit(line.as_bytes(), None)
+            }
+            ConfigCmd::Init { flags, json } => {
+                let config = flags.resolve()?;
+                // The defaults come with a comment on every key; that file reads
+                // back as exactly the defaults (tests/assets.rs proves it).
+                if !json && config == ChunkConfig::default() {
+                    return emit(include_str!("../../assets/default-config.toml").as_bytes(), None);
+                }
+                emit(if json { config.to_json() } else { config.to_toml() }.as_bytes(), None)
+            }
+            ConfigCmd::Schema => emit(crate::config::json_schema().as_bytes(), None),
+        }
+    }
+}
+
+#[cfg(feature = "tui")]
+impl Run for crate::tui::bench::BenchArgs {
+    fn run(self, global: &ChunkFlags) -> Result<()> {
+        crate::tui::bench::run(&self, global.resolve()?)
     }
 }
 
@@ -67,7 +88,7 @@ fn open(cli: Cli) -> Result<()> {
             "no file given: try `chunktui samples/guide.md`, or `chunktui --help` for the headless commands",
         ));
     };
-    let (config, named) = settings_named_for(&cli.flags, &file)?;
+    let (config, named) = super::prepare::settings_named_for(&cli.flags, &file)?;
     // The workbench's exports (e, E) must never replace the document.
     crate::export::protect_input(Source::from_arg(&file));
     crate::tui::run(&file, config, named, &(&cli.open).into(), cli.flags.lossy)

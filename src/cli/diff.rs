@@ -60,6 +60,12 @@ struct HandMade {
 /// each side's hand-made boundaries.
 type Compared = (String, Diff, Option<Document>, [HandMade; 2]);
 
+impl super::args::Run for DiffCmd {
+    fn run(self, _: &super::args::ChunkFlags) -> Result<()> {
+        run(self)
+    }
+}
+
 pub fn run(cmd: DiffCmd) -> Result<()> {
     let a = Side::load(&cmd.a)?;
     let b = Side::load(&cmd.b)?;

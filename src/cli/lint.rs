@@ -176,6 +176,12 @@ pub fn linted<R>(
     })
 }
 
+impl super::args::Run for LintCmd {
+    fn run(self, _: &super::args::ChunkFlags) -> Result<()> {
+        run(self)
+    }
+}
+
 /// `chunktui lint FILE|DIR`: every finding, one per line; exit 1 when any.
 /// A folder (or glob) is linted file by file, as `stats` reads one; a file
 /// that cannot be read is named on stderr and the rest go on.

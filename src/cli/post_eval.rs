@@ -17,6 +17,17 @@ use crate::post_chunking::evaluate::{evaluate_post, PostEvaluation};
 use crate::post_chunking::{ChunkCache, Options, PostChunker, Source};
 use std::path::Path;
 
+/// `eval`: post-chunking here (`--post-chunking`, unless it writes
+/// questions), every other evaluation in `eval.rs`.
+impl super::args::Run for EvalCmd {
+    fn run(self, _: &super::args::ChunkFlags) -> Result<()> {
+        match self.post_chunking && self.generate.is_none() {
+            true => run(self),
+            false => super::eval::run(self),
+        }
+    }
+}
+
 pub fn run(cmd: EvalCmd) -> Result<()> {
     if !cmd.path.is_dir() {
         return Err(Error::input(format!(

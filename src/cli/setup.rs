@@ -311,6 +311,12 @@ fn ensure_multilingual(m: &ConvertedModel, args: &SetupArgs, root: &Path, tmp: &
     Ok(dir)
 }
 
+impl super::args::Run for SetupArgs {
+    fn run(self, _: &super::args::ChunkFlags) -> Result<()> {
+        run(&self)
+    }
+}
+
 pub fn run(args: &SetupArgs) -> Result<()> {
     let root = cache_root(args)?;
     let tmp = root.join(format!("tmp-setup-{}", std::process::id()));

@@ -113,6 +113,12 @@ impl Means for Outcome {
     }
 }
 
+impl super::args::Run for SweepCmd {
+    fn run(self, _: &super::args::ChunkFlags) -> Result<()> {
+        run(self)
+    }
+}
+
 pub fn run(cmd: SweepCmd) -> Result<()> {
     let Ranked { outcomes, fronts, objective } = ranked(&cmd)?;
     let out = if cmd.json { json(&outcomes, &fronts, &objective) } else { table(&cmd, &outcomes, &fronts, &objective) };

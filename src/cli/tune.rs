@@ -44,6 +44,12 @@ impl Grid {
     }
 }
 
+impl super::args::Run for TuneCmd {
+    fn run(self, _: &super::args::ChunkFlags) -> Result<()> {
+        run(self)
+    }
+}
+
 pub fn run(cmd: TuneCmd) -> Result<()> {
     let started = Instant::now();
     let before = crate::llm::usage();
