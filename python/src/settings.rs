@@ -99,11 +99,12 @@ fn into_strategy_section(overrides: Map<String, Value>, config: &Map<String, Val
     };
     let needs_model = chunktui::config::StrategyKind::parse(&strategy).is_ok_and(|k| k.spec().needs_model);
     let family = strategy.split('-').next().unwrap_or_default().to_string();
-    let homes: Vec<(&String, &BTreeSet<String>)> = [Some(strategy.as_str()), Some(family.as_str()), needs_model.then_some("semantic")]
-        .into_iter()
-        .flatten()
-        .filter_map(|name| SECTIONS.get_key_value(name))
-        .collect();
+    let homes: Vec<(&String, &BTreeSet<String>)> =
+        [Some(strategy.as_str()), Some(family.as_str()), needs_model.then_some("semantic")]
+            .into_iter()
+            .flatten()
+            .filter_map(|name| SECTIONS.get_key_value(name))
+            .collect();
     let mut out = Map::new();
     for (key, value) in overrides {
         let home = match config.contains_key(&key) {
