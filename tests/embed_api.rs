@@ -410,7 +410,16 @@ fn dense_eval_agrees_with_sentence_transformers(url: &str, root: &Path) {
         assert!(out.status.success(), "eval with the reference: {}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
-    let api = eval(&["--embed-url", url, "--embed-model", MODEL]);
+    // A request of 32 passages of 250 tokens can take over a minute on two
+    // cores shared with the rest of the suite: this phase checks vectors,
+    // not speed, so each request gets ten. A config's overlap is its own:
+    // --overlap 50 is what --size 250 alone gets, as on the reference side.
+    std::fs::write(
+        root.join("patient.toml"),
+        format!("[embed]\nurl = \"{url}\"\nmodel = \"{MODEL}\"\ntimeout_seconds = 600\n"),
+    )
+    .unwrap();
+    let api = eval(&["--config", "patient.toml", "--overlap", "50"]);
     let recall = |v: &Value| v["recall"]["mean"].as_f64().unwrap() * 100.0;
     assert!(
         (recall(&api) - recall(&onnx)).abs() <= 0.6,
