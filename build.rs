@@ -8,6 +8,11 @@
 //!   than there are tokens);
 //! - `{name}.slots`: an open-addressing table (linear probing) from the
 //!   bytes' hash (src/bpe/hash.rs) to rank + 1 and a tag;
+//! - `{name}.cross_index` / `{name}.cross`: for each pair of bytes, the
+//!   tokens (rank, offset) in which that pair straddles a char boundary and
+//!   either byte is not ASCII, by pair (CSR: 65,537 u32 LE starts, then
+//!   (rank, offset) u32 LE pairs): where none of them lies across a
+//!   boundary of a piece, no merge can cross it (see src/bpe/split.rs);
 //! - `classes.bmp` / `classes.astral`: the Unicode classes the encodings'
 //!   pre-tokenizers test (letters, numbers, white space, and o200k's
 //!   upper- and lower-case letter sets), from the same regex-syntax tables
@@ -56,10 +61,35 @@ fn write_table(out: &Path, name: &str, core: &tiktoken_rs::CoreBPE) {
         }
         slots[slot] = tag << hash::RANK_BITS | (rank as u32 + 1);
     }
+    write_crossings(out, name, &tokens);
     let le = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     std::fs::write(out.join(format!("{name}.bytes")), blob).expect("writes OUT_DIR");
     std::fs::write(out.join(format!("{name}.offsets")), le(&offsets)).expect("writes OUT_DIR");
     std::fs::write(out.join(format!("{name}.slots")), le(&slots)).expect("writes OUT_DIR");
+}
+
+fn write_crossings(out: &Path, name: &str, tokens: &[Vec<u8>]) {
+    let mut by_pair: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 1 << 16];
+    for (rank, t) in tokens.iter().enumerate() {
+        for j in 1..t.len() {
+            let (a, b) = (t[j - 1], t[j]);
+            // A char starts at j (b is no continuation byte), and one side is not ASCII.
+            if !(0x80..0xC0).contains(&b) && (a >= 0x80 || b >= 0x80) {
+                by_pair[usize::from(a) << 8 | usize::from(b)].push((rank as u32, j as u32));
+            }
+        }
+    }
+    let (mut index, mut entries) = (vec![0u32], Vec::new());
+    for list in &by_pair {
+        for &(rank, j) in list {
+            entries.extend_from_slice(&rank.to_le_bytes());
+            entries.extend_from_slice(&j.to_le_bytes());
+        }
+        index.push((entries.len() / 8) as u32);
+    }
+    let index: Vec<u8> = index.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(out.join(format!("{name}.cross_index")), index).expect("writes OUT_DIR");
+    std::fs::write(out.join(format!("{name}.cross")), entries).expect("writes OUT_DIR");
 }
 
 /// The class bits of src/bpe/classes.rs, in its order.

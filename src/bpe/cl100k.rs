@@ -25,7 +25,7 @@ pub fn pieces<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
 
 /// The code point at `i` (a char boundary of valid UTF-8) and its length.
 #[inline]
-fn decode(b: &[u8], i: usize) -> (u32, usize) {
+pub(super) fn decode(b: &[u8], i: usize) -> (u32, usize) {
     let b0 = b[i] as u32;
     if b0 < 0x80 {
         (b0, 1)
@@ -46,14 +46,14 @@ fn decode(b: &[u8], i: usize) -> (u32, usize) {
 
 /// The class bits and length of the char at `i`.
 #[inline]
-fn class_at(b: &[u8], i: usize) -> (u8, usize) {
+pub(super) fn class_at(b: &[u8], i: usize) -> (u8, usize) {
     let (code, len) = decode(b, i);
     (classes::of_code(code), len)
 }
 
 /// Past the run of chars from `i` whose class has any of `bits`.
 #[inline]
-fn run_end(b: &[u8], mut i: usize, bits: u8) -> usize {
+pub(super) fn run_end(b: &[u8], mut i: usize, bits: u8) -> usize {
     while i < b.len() {
         let (class, len) = class_at(b, i);
         if class & bits == 0 {
@@ -147,7 +147,7 @@ fn piece_end(b: &[u8], i: usize) -> usize {
 
 /// Past the run of chars from `i` that are neither space, letter nor number.
 #[inline]
-fn run_end_not(b: &[u8], mut i: usize) -> usize {
+pub(super) fn run_end_not(b: &[u8], mut i: usize) -> usize {
     while i < b.len() {
         let (class, len) = class_at(b, i);
         if class & (SPACE | LETTER | NUMBER) != 0 {

@@ -4,11 +4,11 @@
 //! - The ranks are read in place from tables build.rs wrote into the
 //!   binary ([`table`]): tiktoken builds a hash map of every token first,
 //!   ~130 ms of every cl100k run before the first byte of a document.
-//! - cl100k's pre-tokenizer is written out by hand ([`cl100k`]); o200k's
-//!   regex runs as tiktoken's does, compiled once per thread (fancy-regex
-//!   clones share their scratch pools: every thread but the first took a
-//!   slow path on every pre-token, a quarter of a second thread's time).
-//! - A pre-token that is no token is merged by tiktoken's rule ([`merge`]).
+//! - The pre-tokenizers are written out by hand ([`cl100k`], [`o200k`]):
+//!   running tiktoken's regex (fancy-regex) was half of its time.
+//! - Pre-tokens met last are remembered per thread ([`Memo`]); a long one
+//!   is cut where no merge can cross ([`split`]); a pre-token that is no
+//!   token is merged by tiktoken's rule ([`merge`]).
 //!
 //! tiktoken-rs itself stays behind [`Bpe::core`] for what only it does
 //! (special tokens, decoding), loaded on first use. The tokens are exactly
@@ -19,34 +19,39 @@ mod cl100k;
 mod classes;
 mod hash;
 mod merge;
+mod o200k;
+mod split;
 mod table;
 
-use fancy_regex_tiktoken::Regex;
 use std::cell::RefCell;
-use std::rc::Rc;
 use table::Table;
 use tiktoken_rs::CoreBPE;
 
-/// The pre-tokenizer of `o200k_base`, as tiktoken-rs builds it.
-const O200K_PATTERN: &str = tiktoken_rs::O200K_BASE_PAT_STR;
+/// A built-in encoding's pre-tokenizer.
+enum Pre {
+    Cl100k,
+    O200k,
+}
 
 /// A built-in tiktoken encoding.
 pub struct Bpe {
     name: &'static str,
+    /// Which of this thread's memos is this encoding's.
+    id: usize,
     table: &'static Table,
-    /// None: the hand-written cl100k pre-tokenizer; else this regex.
-    pattern: Option<&'static str>,
+    pre: Pre,
     core: fn() -> &'static CoreBPE,
 }
 
-static CL100K: Bpe =
-    Bpe { name: "cl100k_base", table: &table::CL100K, pattern: None, core: tiktoken_rs::cl100k_base_singleton };
-static O200K: Bpe = Bpe {
-    name: "o200k_base",
-    table: &table::O200K,
-    pattern: Some(O200K_PATTERN),
-    core: tiktoken_rs::o200k_base_singleton,
+static CL100K: Bpe = Bpe {
+    name: "cl100k_base",
+    id: 0,
+    table: &table::CL100K,
+    pre: Pre::Cl100k,
+    core: tiktoken_rs::cl100k_base_singleton,
 };
+static O200K: Bpe =
+    Bpe { name: "o200k_base", id: 1, table: &table::O200K, pre: Pre::O200k, core: tiktoken_rs::o200k_base_singleton };
 
 /// `cl100k_base` or `o200k_base`; None for any other name.
 pub fn builtin(name: &str) -> Option<&'static Bpe> {
@@ -55,11 +60,6 @@ pub fn builtin(name: &str) -> Option<&'static Bpe> {
         "o200k_base" => Some(&O200K),
         _ => None,
     }
-}
-
-thread_local! {
-    /// This thread's compiled pre-tokenizers, by pattern.
-    static REGEXES: RefCell<Vec<(&'static str, Option<Rc<Regex>>)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Bpe {
@@ -84,58 +84,110 @@ impl Bpe {
     /// `encode_ordinary(text)`, in order. Byte-level BPE is lossless, so the
     /// lengths add up to `text.len()`.
     pub fn token_lens(&self, text: &str, mut each: impl FnMut(usize)) {
-        let Some(pattern) = self.pattern else {
-            return cl100k::pieces(text, |piece| self.piece(piece, &mut each));
-        };
-        let Some(regex) = regex(pattern) else {
-            // The pattern always compiles; were it not to here, tiktoken's
-            // own encoder gives the same tokens, slower.
-            let core = self.core();
-            return core.encode_ordinary(text).iter().for_each(|&id| each(self.table.token(id).len()));
-        };
-        let mut done = 0;
-        for found in regex.find_iter(text) {
-            match found {
-                Ok(m) => {
-                    self.piece(m.as_str(), &mut each);
-                    done = m.end();
-                }
-                Err(_) => {
-                    // Past the backtracking limit, where tiktoken itself
-                    // panics: the rest one character per piece, never a panic.
-                    for (i, c) in text[done..].char_indices() {
-                        self.piece(&text[done + i..done + i + c.len_utf8()], &mut each);
-                    }
-                    return;
-                }
-            }
+        MEMOS.with(|memos| {
+            // Borrowed already only were `each` to tokenize on this thread.
+            let mut memos = memos.try_borrow_mut().ok();
+            let mut memo = memos.as_deref_mut().map(|m| m.of(self.id));
+            self.token_lens_with(text, &mut memo, &mut each)
+        })
+    }
+
+    fn token_lens_with(&self, text: &str, memo: &mut Option<&mut Memo>, each: &mut impl FnMut(usize)) {
+        match self.pre {
+            Pre::Cl100k => cl100k::pieces(text, |piece| self.piece(piece.as_bytes(), memo, each)),
+            Pre::O200k => o200k::pieces(text, |piece| self.piece(piece.as_bytes(), memo, each)),
         }
     }
 
-    /// One pre-token: a single token when it is in the vocabulary, else its
-    /// byte-pair merges.
+    /// One pre-token: remembered, a single token, or the byte-pair merges
+    /// of each part of it that merges on its own.
     #[inline]
-    fn piece(&self, piece: &str, each: &mut impl FnMut(usize)) {
-        let bytes = piece.as_bytes();
-        if bytes.len() <= 1 || self.table.rank(bytes).is_some() {
-            each(bytes.len());
+    fn piece(&self, piece: &[u8], memo: &mut Option<&mut Memo>, each: &mut impl FnMut(usize)) {
+        if piece.len() > Memo::LONGEST {
+            return split::parts(self.table, piece, |part| self.part(part, memo, each));
+        }
+        self.part(piece, memo, each)
+    }
+
+    /// A pre-token or a part of one that merges on its own.
+    #[inline]
+    fn part(&self, part: &[u8], memo: &mut Option<&mut Memo>, each: &mut impl FnMut(usize)) {
+        let Some(memo) = memo.as_deref_mut().filter(|_| part.len() <= Memo::LONGEST) else {
+            return self.merged(part, each);
+        };
+        let (slot, key) = memo.slot(part);
+        if memo.slots[slot].0 != key {
+            let mut lens = 0u64;
+            let mut n = 0;
+            self.merged(part, &mut |len| {
+                lens |= (len as u64) << (4 + 4 * n);
+                n += 1;
+            });
+            memo.slots[slot] = (key, lens | n);
+        }
+        let lens = memo.slots[slot].1;
+        for i in 0..lens & 15 {
+            each((lens >> (4 + 4 * i)) as usize & 15);
+        }
+    }
+
+    /// The tokens of a piece that merges on its own, not remembered.
+    #[inline]
+    fn merged(&self, part: &[u8], each: &mut impl FnMut(usize)) {
+        if part.len() <= 1 || self.table.rank(part).is_some() {
+            each(part.len());
         } else {
-            merge::merge(self.table, bytes, each);
+            merge::merge(self.table, part, each);
         }
     }
 }
 
-/// This thread's copy of the pre-tokenizer `pattern`, compiled on first use.
-fn regex(pattern: &'static str) -> Option<Rc<Regex>> {
-    REGEXES.with(|cell| {
-        let mut mine = cell.borrow_mut();
-        if let Some((_, r)) = mine.iter().find(|(p, _)| std::ptr::eq(*p, pattern)) {
-            return r.clone();
+thread_local! {
+    /// This thread's remembered pieces, one memo per encoding.
+    static MEMOS: RefCell<Memos> = RefCell::new(Memos::default());
+}
+
+#[derive(Default)]
+struct Memos([Memo; 2]);
+
+impl Memos {
+    fn of(&mut self, id: usize) -> &mut Memo {
+        &mut self.0[id]
+    }
+}
+
+/// The tokens of the pieces met last, one per slot by hash (direct-mapped,
+/// 64 KB): a text's few thousand most frequent words are nearly all its
+/// pieces, and a slot here stays in cache where the rank table (megabytes)
+/// does not; merged words (identifiers, hashes, CJK chars of two tokens)
+/// are merged once.
+#[derive(Default)]
+struct Memo {
+    /// (the piece's bytes and length packed, its token lengths: the count in
+    /// the low 4 bits, then 4 bits a token). Empty until first used.
+    slots: Vec<(u128, u64)>,
+}
+
+impl Memo {
+    /// Pieces up to this long are remembered: 15 bytes and their length fit
+    /// the key, and at most 15 token lengths of at most 15 the value.
+    const LONGEST: usize = 15;
+    const SLOTS: usize = 1 << 11;
+
+    /// The slot of `piece` (at most [`Memo::LONGEST`] bytes) and its key.
+    #[inline]
+    fn slot(&mut self, piece: &[u8]) -> (usize, u128) {
+        if self.slots.is_empty() {
+            // Key 0 is no piece's: a key holds its piece's length.
+            self.slots = vec![(0, 0); Self::SLOTS];
         }
-        let r = Regex::new(pattern).ok().map(Rc::new);
-        mine.push((pattern, r.clone()));
-        r
-    })
+        let mut bytes = [0u8; 16];
+        bytes[..piece.len()].copy_from_slice(piece);
+        bytes[15] = piece.len() as u8;
+        let key = u128::from_le_bytes(bytes);
+        let mixed = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        ((mixed >> (64 - Self::SLOTS.trailing_zeros())) as usize, key)
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,11 @@ pub struct Table {
     /// Open addressing: rank + 1 in the low bits (0: empty), a tag above.
     slots: &'static [u8],
     bits: u32,
+    /// For each byte pair, where its tokens that straddle a char boundary
+    /// start in `cross` (u32 LE, 65,537 of them; build.rs says which).
+    cross_index: &'static [u8],
+    /// (rank, offset of the pair's second byte in the token), u32 LE each.
+    cross: &'static [u8],
 }
 
 macro_rules! table {
@@ -20,6 +25,8 @@ macro_rules! table {
             include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".bytes")),
             include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".offsets")),
             include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".slots")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".cross_index")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".cross")),
         )
     };
 }
@@ -32,11 +39,32 @@ fn u32_at(bytes: &[u8], i: usize) -> u32 {
 }
 
 impl Table {
-    const fn new(bytes: &'static [u8], offsets: &'static [u8], slots: &'static [u8]) -> Table {
-        Table { bytes, offsets, slots, bits: (slots.len() / 4).trailing_zeros() }
+    const fn new(
+        bytes: &'static [u8],
+        offsets: &'static [u8],
+        slots: &'static [u8],
+        cross_index: &'static [u8],
+        cross: &'static [u8],
+    ) -> Table {
+        Table { bytes, offsets, slots, bits: (slots.len() / 4).trailing_zeros(), cross_index, cross }
+    }
+
+    /// Whether a token lies across `at` in `piece`, where a char starts at
+    /// `at` and the bytes on either side of it are not both ASCII (else the
+    /// answer may be a wrong yes, never a wrong no).
+    #[inline]
+    pub fn crossed(&self, piece: &[u8], at: usize) -> bool {
+        let pair = usize::from(piece[at - 1]) << 8 | usize::from(piece[at]);
+        let (from, to) = (u32_at(self.cross_index, pair) as usize, u32_at(self.cross_index, pair + 1) as usize);
+        (from..to).any(|e| {
+            let (rank, offset) = (u32_at(self.cross, 2 * e), u32_at(self.cross, 2 * e + 1) as usize);
+            let token = self.token(rank);
+            at >= offset && piece.get(at - offset..at - offset + token.len()) == Some(token)
+        })
     }
 
     /// How many ordinary tokens there are (ranks 0 to this, exclusive).
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.offsets.len() / 4 - 1
     }

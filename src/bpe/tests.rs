@@ -12,19 +12,29 @@ fn ours(bpe: &Bpe, text: &str) -> Vec<usize> {
     lens
 }
 
-/// The pieces tiktoken's cl100k regex cuts `text` into.
-fn regex_pieces(text: &str) -> Vec<&str> {
-    let pattern = concat!(
-        r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+",
-        r"| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
-    );
-    let regex = Regex::new(pattern).unwrap();
+/// tiktoken's cl100k pre-tokenizer, as tiktoken-rs builds it.
+const CL100K_PATTERN: &str = concat!(
+    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+",
+    r"| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
+);
+
+/// The pieces tiktoken's regex for `bpe` cuts `text` into (fancy-regex,
+/// the engine and version tiktoken-rs runs).
+fn regex_pieces<'t>(bpe: &Bpe, text: &'t str) -> Vec<&'t str> {
+    let pattern = match bpe.pre {
+        Pre::Cl100k => CL100K_PATTERN,
+        Pre::O200k => tiktoken_rs::O200K_BASE_PAT_STR,
+    };
+    let regex = fancy_regex_tiktoken::Regex::new(pattern).unwrap();
     regex.find_iter(text).map(|m| m.unwrap().as_str()).collect()
 }
 
-fn hand_pieces(text: &str) -> Vec<&str> {
+fn hand_pieces<'t>(bpe: &Bpe, text: &'t str) -> Vec<&'t str> {
     let mut out = Vec::new();
-    cl100k::pieces(text, |p| out.push(p));
+    match bpe.pre {
+        Pre::Cl100k => cl100k::pieces(text, |p| out.push(p)),
+        Pre::O200k => o200k::pieces(text, |p| out.push(p)),
+    }
     out
 }
 
@@ -76,9 +86,11 @@ fn the_rank_tables_hold_every_ordinary_token_and_no_special_one() {
 }
 
 #[test]
-fn the_hand_written_pre_tokenizer_cuts_as_the_regex_does() {
+fn the_hand_written_pre_tokenizers_cut_as_the_regexes_do() {
     for text in adversarial() {
-        assert_eq!(hand_pieces(&text), regex_pieces(&text), "{text:?}");
+        for bpe in [&CL100K, &O200K] {
+            assert_eq!(hand_pieces(bpe, &text), regex_pieces(bpe, &text), "{} {text:?}", bpe.name);
+        }
     }
 }
 
@@ -137,8 +149,8 @@ fn tokens_equal_tiktokens_on_every_corpus_document() {
     assert!(!docs.is_empty(), "no *.md or *.txt in {}", dir.display());
     for path in docs {
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
-        assert!(hand_pieces(&text) == regex_pieces(&text), "{} pieces", path.display());
         for bpe in [&CL100K, &O200K] {
+            assert!(hand_pieces(bpe, &text) == regex_pieces(bpe, &text), "{} {} pieces", path.display(), bpe.name);
             // Whole documents, as tiktoken encodes them in one call.
             assert!(ours(bpe, &text) == tiktoken_lens(bpe, &text), "{} {}", path.display(), bpe.name);
         }
@@ -149,14 +161,41 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
     #[test]
     fn tokens_equal_tiktokens_on_random_text(text in "[a-zA-Z0-9 \\n\\r\\t.,'!?()\\-\u{4e00}-\u{4e20}\u{3002}\u{ff0c}\u{1F600}é\u{3000}\u{a0}\u{301}\u{17f}\u{660}]{0,200}") {
-        prop_assert_eq!(hand_pieces(&text), regex_pieces(&text));
         for bpe in [&CL100K, &O200K] {
+            prop_assert_eq!(hand_pieces(bpe, &text), regex_pieces(bpe, &text));
             prop_assert_eq!(ours(bpe, &text), tiktoken_lens(bpe, &text));
         }
     }
 
     #[test]
-    fn any_text_cuts_as_the_regex_does(text in "\\PC{0,64}") {
-        prop_assert_eq!(hand_pieces(&text), regex_pieces(&text));
+    fn any_text_cuts_as_the_regexes_do(text in "\\PC{0,64}") {
+        for bpe in [&CL100K, &O200K] {
+            prop_assert_eq!(hand_pieces(bpe, &text), regex_pieces(bpe, &text));
+        }
+    }
+
+    /// Letters of every case class, marks, apostrophes and the rest, where
+    /// o200k's letter alternatives give back chars to match.
+    #[test]
+    fn cased_letters_marks_and_contractions_cut_as_the_regexes_do(
+        text in "[aAǅʰ中\u{301}\u{903}'sStTlLvVeErRdDmM\u{17f} \n/!1١]{0,40}"
+    ) {
+        for bpe in [&CL100K, &O200K] {
+            prop_assert_eq!(hand_pieces(bpe, &text), regex_pieces(bpe, &text));
+            prop_assert_eq!(ours(bpe, &text), tiktoken_lens(bpe, &text));
+        }
+    }
+}
+
+#[test]
+fn remembered_pieces_give_the_tokens_they_were_merged_into() {
+    // The second copy is read from the memo: the same tokens, and the same
+    // as tiktoken's; without a memo too.
+    let text = "unbelievably 0x1f2e3d 宝玉笑道 naïveté ".repeat(3);
+    for bpe in [&CL100K, &O200K] {
+        assert_eq!(ours(bpe, &text), tiktoken_lens(bpe, &text), "{}", bpe.name);
+        let mut plain = Vec::new();
+        bpe.token_lens_with(&text, &mut None, &mut |n| plain.push(n));
+        assert_eq!(plain, tiktoken_lens(bpe, &text), "{}", bpe.name);
     }
 }
