@@ -11,6 +11,9 @@ use std::collections::BinaryHeap;
 /// and clauses of prose); longer ones (runs of CJK letters, punctuation,
 /// base64) through a heap, in n log n.
 const SMALL: usize = 128;
+/// Up to this long (most words and CJK chars) the array is a fifth as large
+/// to clear.
+const SHORT: usize = 24;
 
 /// Calls `each` with the byte length of every token of `piece`, in order.
 pub fn merge(table: &Table, piece: &[u8], each: &mut impl FnMut(usize)) {
@@ -18,18 +21,21 @@ pub fn merge(table: &Table, piece: &[u8], each: &mut impl FnMut(usize)) {
         if !piece.is_empty() {
             each(piece.len());
         }
+    } else if piece.len() <= SHORT {
+        small::<{ SHORT + 1 }>(table, piece, each);
     } else if piece.len() <= SMALL {
-        small(table, piece, each);
+        small::<{ SMALL + 1 }>(table, piece, each);
     } else {
         large(table, piece, each);
     }
 }
 
-fn small(table: &Table, piece: &[u8], each: &mut impl FnMut(usize)) {
+/// `N` is at least one more than `piece.len()`.
+fn small<const N: usize>(table: &Table, piece: &[u8], each: &mut impl FnMut(usize)) {
     let rank = |a: u32, b: u32| table.rank(&piece[a as usize..b as usize]).unwrap_or(u32::MAX);
     let n = piece.len();
     // (start of a part, rank of it merged with the next part)
-    let mut parts = [(0u32, u32::MAX); SMALL + 1];
+    let mut parts = [(0u32, u32::MAX); N];
     for (i, part) in parts.iter_mut().enumerate().take(n - 1) {
         *part = (i as u32, rank(i as u32, i as u32 + 2));
     }
@@ -135,7 +141,7 @@ mod tests {
         let texts =
             ["unbelievably", " Antidisestablishmentarianism", "中文没有空格的句子很长", "zzzzzzzzzzzzzzzz", "!?!?..,,"];
         for text in texts {
-            let small = lens(text.as_bytes(), |t, p, e| small(t, p, &mut |n| e(n)));
+            let small = lens(text.as_bytes(), |t, p, e| small::<{ SMALL + 1 }>(t, p, &mut |n| e(n)));
             let large = lens(text.as_bytes(), |t, p, e| large(t, p, &mut |n| e(n)));
             assert_eq!(small, large, "{text}");
             assert_eq!(small.iter().sum::<usize>(), text.len());

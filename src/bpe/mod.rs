@@ -112,6 +112,9 @@ impl Bpe {
     /// A pre-token or a part of one that merges on its own.
     #[inline]
     fn part(&self, part: &[u8], memo: &mut Option<&mut Memo>, each: &mut impl FnMut(usize)) {
+        if part.len() == 1 {
+            return each(1);
+        }
         let Some(memo) = memo.as_deref_mut().filter(|_| part.len() <= Memo::LONGEST) else {
             return self.merged(part, each);
         };
@@ -157,7 +160,7 @@ impl Memos {
 }
 
 /// The tokens of the pieces met last, one per slot by hash (direct-mapped,
-/// 64 KB): a text's few thousand most frequent words are nearly all its
+/// 256 KB): a text's few thousand most frequent words are nearly all its
 /// pieces, and a slot here stays in cache where the rank table (megabytes)
 /// does not; merged words (identifiers, hashes, CJK chars of two tokens)
 /// are merged once.
@@ -172,7 +175,7 @@ impl Memo {
     /// Pieces up to this long are remembered: 15 bytes and their length fit
     /// the key, and at most 15 token lengths of at most 15 the value.
     const LONGEST: usize = 15;
-    const SLOTS: usize = 1 << 11;
+    const SLOTS: usize = 1 << 13;
 
     /// The slot of `piece` (at most [`Memo::LONGEST`] bytes) and its key.
     #[inline]
