@@ -79,10 +79,10 @@ fn large(table: &Table, piece: &[u8], each: &mut impl FnMut(usize)) {
     let mut pair = vec![u32::MAX; n];
     let rank = |a: usize, b: usize| table.rank(&piece[a..b]).unwrap_or(u32::MAX);
     let mut heap = BinaryHeap::with_capacity(n);
-    for k in 0..n - 1 {
-        pair[k] = rank(k, k + 2);
-        if pair[k] != u32::MAX {
-            heap.push(Reverse((pair[k], k as u32)));
+    for (k, pair) in pair.iter_mut().enumerate().take(n - 1) {
+        *pair = rank(k, k + 2);
+        if *pair != u32::MAX {
+            heap.push(Reverse((*pair, k as u32)));
         }
     }
     // The rank of part k merged with the part after it.

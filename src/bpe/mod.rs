@@ -118,6 +118,9 @@ impl Bpe {
         let Some(memo) = memo.as_deref_mut().filter(|_| part.len() <= Memo::LONGEST) else {
             return self.merged(part, each);
         };
+        if let Some(code) = one_bmp_char(part) {
+            return self.char_part(part, code, memo, each);
+        }
         let (slot, key) = memo.slot(part);
         if memo.slots[slot].0 != key {
             let mut lens = 0u64;
@@ -131,6 +134,29 @@ impl Bpe {
         let lens = memo.slots[slot].1;
         for i in 0..lens & 15 {
             each((lens >> (4 + 4 * i)) as usize & 15);
+        }
+    }
+
+    /// A part that is one char of 2 or 3 bytes (most parts of a CJK text):
+    /// its tokens are read from a table by code point, 2 bits a length.
+    #[inline]
+    fn char_part(&self, part: &[u8], code: u32, memo: &mut Memo, each: &mut impl FnMut(usize)) {
+        if memo.chars.is_empty() {
+            memo.chars = vec![0; 1 << 16];
+        }
+        let slot = &mut memo.chars[code as usize];
+        if *slot == 0 {
+            // At most 3 tokens of at most 3 bytes: the count, then each length.
+            let (mut packed, mut n) = (0u8, 0);
+            self.merged(part, &mut |len| {
+                packed |= (len as u8) << (2 + 2 * n);
+                n += 1;
+            });
+            *slot = packed | n as u8;
+        }
+        let packed = *slot;
+        for i in 0..packed & 3 {
+            each(usize::from(packed >> (2 + 2 * i) & 3));
         }
     }
 
@@ -159,6 +185,18 @@ impl Memos {
     }
 }
 
+/// The code point of `part` when it is one char of 2 or 3 bytes.
+#[inline]
+fn one_bmp_char(part: &[u8]) -> Option<u32> {
+    match *part {
+        [a, b] if a & 0xE0 == 0xC0 => Some(u32::from(a & 0x1F) << 6 | u32::from(b & 0x3F)),
+        [a, b, c] if a & 0xF0 == 0xE0 => {
+            Some(u32::from(a & 0x0F) << 12 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F))
+        }
+        _ => None,
+    }
+}
+
 /// The tokens of the pieces met last, one per slot by hash (direct-mapped,
 /// 256 KB): a text's few thousand most frequent words are nearly all its
 /// pieces, and a slot here stays in cache where the rank table (megabytes)
@@ -169,6 +207,10 @@ struct Memo {
     /// (the piece's bytes and length packed, its token lengths: the count in
     /// the low 4 bits, then 4 bits a token). Empty until first used.
     slots: Vec<(u128, u64)>,
+    /// The tokens of each char of the BMP met as a part of its own, by code
+    /// point: the count in the low 2 bits, then 2 bits a length; 0 when not
+    /// merged yet. An index instead of a hash.
+    chars: Vec<u8>,
 }
 
 impl Memo {
