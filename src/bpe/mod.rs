@@ -123,12 +123,21 @@ impl Bpe {
         }
         let (slot, key) = memo.slot(part);
         if memo.slots[slot].0 != key {
-            let mut lens = 0u64;
-            let mut n = 0;
-            self.merged(part, &mut |len| {
+            let (mut lens, mut n) = (0u64, 0);
+            let mut push = |len: usize| {
                 lens |= (len as u64) << (4 + 4 * n);
                 n += 1;
-            });
+            };
+            if part.is_ascii() {
+                self.merged(part, &mut push);
+            } else {
+                // A few CJK chars between punctuation: each char, or the
+                // run of them a token may cross, merged on its own.
+                split::parts(self.table, part, |p| match one_bmp_char(p) {
+                    Some(code) => self.char_part(p, code, memo, &mut push),
+                    None => self.merged(p, &mut push),
+                });
+            }
             memo.slots[slot] = (key, lens | n);
         }
         let lens = memo.slots[slot].1;

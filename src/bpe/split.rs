@@ -10,8 +10,8 @@
 
 use super::table::Table;
 
-/// Pieces shorter than this merge whole: cutting would not pay.
-const LONG: usize = 16;
+/// Pieces shorter than this merge whole: one char at most.
+const LONG: usize = 4;
 
 /// Calls `each` with the parts of `piece`, in order: cut at the starts of
 /// chars next to a non-ASCII byte that no token lies across.
