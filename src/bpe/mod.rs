@@ -121,8 +121,13 @@ impl Bpe {
         if let Some(code) = one_bmp_char(part) {
             return self.char_part(part, code, memo, each);
         }
-        let (slot, key) = memo.slot(part);
-        if memo.slots[slot].0 != key {
+        let (mut slot, key) = memo.slot(part);
+        if memo.slots[slot + 1].0 == key {
+            slot += 1;
+        } else if memo.slots[slot].0 != key {
+            // Two ways: the slot's last piece moves to the second, this one
+            // takes the first.
+            memo.slots[slot + 1] = memo.slots[slot];
             let (mut lens, mut n) = (0u64, 0);
             let mut push = |len: usize| {
                 lens |= (len as u64) << (4 + 4 * n);
@@ -206,8 +211,7 @@ fn one_bmp_char(part: &[u8]) -> Option<u32> {
     }
 }
 
-/// The tokens of the pieces met last, one per slot by hash (direct-mapped,
-/// 256 KB): a text's few thousand most frequent words are nearly all its
+/// The tokens of the pieces met last, in one of two slots by hash (256 KB): a text's few thousand most frequent words are nearly all its
 /// pieces, and a slot here stays in cache where the rank table (megabytes)
 /// does not; merged words (identifiers, hashes, CJK chars of two tokens)
 /// are merged once.
@@ -228,7 +232,8 @@ impl Memo {
     const LONGEST: usize = 15;
     const SLOTS: usize = 1 << 13;
 
-    /// The slot of `piece` (at most [`Memo::LONGEST`] bytes) and its key.
+    /// The first of the two slots `piece` (at most [`Memo::LONGEST`] bytes)
+    /// may be in, and its key.
     #[inline]
     fn slot(&mut self, piece: &[u8]) -> (usize, u128) {
         if self.slots.is_empty() {
@@ -240,7 +245,7 @@ impl Memo {
         bytes[15] = piece.len() as u8;
         let key = u128::from_le_bytes(bytes);
         let mixed = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        ((mixed >> (64 - Self::SLOTS.trailing_zeros())) as usize, key)
+        ((mixed >> (64 - Self::SLOTS.trailing_zeros())) as usize & !1, key)
     }
 }
 

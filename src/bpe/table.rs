@@ -59,7 +59,11 @@ impl Table {
         (from..to).any(|e| {
             let (rank, offset) = (u32_at(self.cross, 2 * e), u32_at(self.cross, 2 * e + 1) as usize);
             let token = self.token(rank);
-            at >= offset && piece.get(at - offset..at - offset + token.len()) == Some(token)
+            // Most candidates end past the piece or differ at their first byte.
+            at >= offset
+                && piece
+                    .get(at - offset..at - offset + token.len())
+                    .is_some_and(|window| window[0] == token[0] && window == token)
         })
     }
 
