@@ -5,6 +5,7 @@
 //!     cargo bench --bench chunking -- fast_4096 # fast's byte budgets (offsets, chunks)
 //!     cargo bench --bench chunking -- code_1mb  # the code strategy on this repo's Rust
 //!     cargo bench --bench chunking -- stats_vs_chunk  # `stats` (numbers + lint) against the cut
+//!     cargo bench --bench chunking -- tokenizer_pass  # one pass of each tokenizer, ours against its peer
 //!
 //! Reads the shared corpus (never copied into the repo): `CHUNKTUI_CORPUS`,
 //! default ../shared/corpus, as the tests do. The tokenizer pass
@@ -116,6 +117,59 @@ fn bench_tokens(c: &mut Criterion) {
             let chunker = Chunker::new(&config(strategy, Unit::Tokens, 512, 50)).expect("valid config");
             group.bench_with_input(BenchmarkId::new(strategy.name(), file), &text, |b, t| {
                 b.iter(|| chunker.chunk(t).expect("chunks"))
+            });
+        }
+    }
+    group.finish();
+}
+
+/// One pass of each tokenizer over a whole document: chunktui's cl100k and
+/// o200k on one thread (`count`) and on every core (`token_spans`, what
+/// `--unit tokens` builds), against tiktoken-rs's `encode_ordinary` (the
+/// same tokens, tiktoken's own code); MiniLM's WordPiece spans against the
+/// tokenizers crate's single `encode` when the model is installed
+/// (scripts/setup-models.sh, or CHUNKTUI_MODEL_DIR).
+fn bench_tokenizer_pass(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tokenizer_pass");
+    group.sample_size(10).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(300));
+    let minilm = std::env::var_os("CHUNKTUI_MODEL_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/chunktui/models/all-MiniLM-L6-v2-int8"))
+        })
+        .map(|dir| dir.join("tokenizer.json"))
+        .filter(|p| p.exists());
+    if minilm.is_none() {
+        eprintln!("tokenizer_pass: no MiniLM tokenizer.json (scripts/setup-models.sh): WordPiece rows skipped");
+    }
+    for file in FILES {
+        let text = corpus(file);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        for (name, core) in
+            [("cl100k_base", tiktoken_rs::cl100k_base_singleton()), ("o200k_base", tiktoken_rs::o200k_base_singleton())]
+        {
+            let bpe = chunktui::bpe::builtin(name).expect("built in");
+            let tok = Tokenizer::load(name).expect("built in");
+            group.bench_with_input(BenchmarkId::new(format!("{name}-count"), file), &text, |b, t| {
+                b.iter(|| bpe.count(t))
+            });
+            group.bench_with_input(BenchmarkId::new(format!("{name}-spans-all-cores"), file), &text, |b, t| {
+                b.iter(|| tok.token_spans(t).expect("spans").len())
+            });
+            group.bench_with_input(BenchmarkId::new(format!("{name}-tiktoken-rs"), file), &text, |b, t| {
+                b.iter(|| core.encode_ordinary(t).len())
+            });
+        }
+        if let Some(path) = &minilm {
+            let tok = Tokenizer::load(&format!("hf:{}", path.display())).expect("MiniLM loads");
+            group.bench_with_input(BenchmarkId::new("minilm-spans-all-cores", file), &text, |b, t| {
+                b.iter(|| tok.token_spans(t).expect("spans").len())
+            });
+            let mut hf = tokenizers::Tokenizer::from_file(path).expect("MiniLM loads");
+            hf.with_truncation(None).expect("no truncation");
+            hf.with_padding(None);
+            group.bench_with_input(BenchmarkId::new("minilm-tokenizers-encode", file), &text, |b, t| {
+                b.iter(|| hf.encode(t.as_str(), false).expect("encodes").len())
             });
         }
     }
@@ -276,6 +330,7 @@ criterion_group!(
     bench_chars,
     bench_fast,
     bench_tokens,
+    bench_tokenizer_pass,
     bench_words,
     bench_linear,
     bench_code,

@@ -190,17 +190,58 @@ impl Tokenizer {
     }
 
     /// Byte spans of every token of `text`, in order, snapped to char boundaries.
+    ///
+    /// A long text's pieces (see [`token_segments`]) are tokenized on every
+    /// core, each thread a run of them in text order: every piece is
+    /// encoded on its own anyway, so the spans are the same on one thread
+    /// or many.
     pub fn token_spans(&self, text: &str) -> Result<Vec<(u32, u32)>> {
-        let mut spans = Vec::new();
+        let segments = token_segments(text);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(segments.len());
+        let mut spans = if threads < 2 {
+            self.segment_spans(text, &segments)?
+        } else {
+            let runs = runs_by_bytes(&segments, threads);
+            let parts: Vec<Result<Vec<(u32, u32)>>> = std::thread::scope(|scope| {
+                let mut rest =
+                    runs[1..].iter().map(|run| scope.spawn(|| self.segment_spans(text, run))).collect::<Vec<_>>();
+                let first = self.segment_spans(text, runs[0]);
+                std::iter::once(first)
+                    .chain(rest.drain(..).map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))))
+                    .collect()
+            });
+            // The first run's spans, the others' appended (one copy of those).
+            let mut parts = parts.into_iter();
+            let mut all = parts.next().expect("one run at least")?;
+            let rest: Vec<Vec<(u32, u32)>> = parts.collect::<Result<_>>()?;
+            all.reserve(rest.iter().map(Vec::len).sum());
+            for part in rest {
+                all.extend(part);
+            }
+            all
+        };
+        for span in &mut spans {
+            span.0 = floor_char_boundary(text, span.0 as usize) as u32;
+            span.1 = ceil_char_boundary(text, span.1 as usize) as u32;
+        }
+        Ok(spans)
+    }
+
+    /// The spans of the tokens of `text`'s `segments`, in order (not snapped).
+    fn segment_spans(&self, text: &str, segments: &[Range<usize>]) -> Result<Vec<(u32, u32)>> {
+        // About a token per 3 to 4 bytes of prose (2 of CJK text): reserved once
+        // rather than grown (each growth copies every span and touches fresh pages).
+        let bytes = segments.last().map_or(0, |s| s.end) - segments.first().map_or(0, |s| s.start);
+        let mut spans = Vec::with_capacity(bytes / 2);
         // One `encode` of a whole book holds every token's string and several
         // arrays per token (hundreds of MB for a few MB of text; BPE's merge
         // state alone is ~56 bytes per byte of one pre-token). Encoding piece
         // by piece keeps memory small and the work in cache;
         // tests/token_segments.rs (HuggingFace) and tests/limits.rs
         // (tiktoken) check the tokens are exactly those of one whole encode.
-        for segment in token_segments(text) {
+        for segment in segments {
             let base = segment.start;
-            let piece = &text[segment];
+            let piece = &text[segment.clone()];
             match self {
                 Tokenizer::Tiktoken { bpe, .. } => {
                     let mut pos = base;
@@ -220,12 +261,26 @@ impl Tokenizer {
                 }
             }
         }
-        for span in &mut spans {
-            span.0 = floor_char_boundary(text, span.0 as usize) as u32;
-            span.1 = ceil_char_boundary(text, span.1 as usize) as u32;
-        }
         Ok(spans)
     }
+}
+
+/// `segments` cut into `n` runs (fewer when there are fewer segments) of
+/// about equal bytes, in order.
+fn runs_by_bytes(segments: &[Range<usize>], n: usize) -> Vec<&[Range<usize>]> {
+    let total = segments.last().map_or(0, |s| s.end) - segments.first().map_or(0, |s| s.start);
+    let mut runs = Vec::with_capacity(n);
+    let mut from = 0;
+    for k in 1..n {
+        let goal = segments.first().map_or(0, |s| s.start) + total * k / n;
+        let to = segments.partition_point(|s| s.end <= goal).max(from + 1).min(segments.len());
+        if to > from && to < segments.len() {
+            runs.push(&segments[from..to]);
+            from = to;
+        }
+    }
+    runs.push(&segments[from..]);
+    runs
 }
 
 /// Target size of the pieces a long text is tokenized in.
@@ -930,6 +985,31 @@ mod tests {
             let rest = &text[w[1].start..];
             assert!(rest.starts_with(' ') && rest[1..].chars().next().unwrap().is_alphanumeric(), "{rest:.10}");
         }
+    }
+
+    #[test]
+    fn runs_by_bytes_cover_the_segments_in_order_and_balance_them() {
+        let segments: Vec<Range<usize>> = [0..10, 10..50, 50..60, 60..100, 100..101].into_iter().collect();
+        for n in 1..7 {
+            let runs = runs_by_bytes(&segments, n);
+            assert!(runs.len() <= n && runs.iter().all(|r| !r.is_empty()), "{n}: {runs:?}");
+            assert_eq!(runs.concat(), segments, "{n}");
+        }
+        assert_eq!(runs_by_bytes(&segments, 2), [&segments[..2], &segments[2..]]);
+    }
+
+    #[test]
+    fn spans_tokenized_on_many_threads_are_those_of_one() {
+        let text = "Chunking 中文文本 works. 🦀 done\n\n".repeat(20_000);
+        assert!(token_segments(&text).len() > 4);
+        let tok = Tokenizer::load("cl100k_base").unwrap();
+        let mut one = tok.segment_spans(&text, &token_segments(&text)).unwrap();
+        for span in &mut one {
+            *span =
+                (floor_char_boundary(&text, span.0 as usize) as u32, ceil_char_boundary(&text, span.1 as usize) as u32);
+        }
+        assert!(tok.token_spans(&text).unwrap() == one, "the same spans");
+        assert_eq!(one.len(), tok.count(&text));
     }
 
     #[test]
