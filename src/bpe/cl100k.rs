@@ -94,45 +94,15 @@ fn piece_end(b: &[u8], i: usize) -> usize {
     }
     // \p{N}{1,3}+
     if k0 & NUMBER != 0 {
-        let mut end = i + l0;
-        for _ in 0..2 {
-            if end >= n {
-                break;
-            }
-            let (k, l) = class_at(b, end);
-            if k & NUMBER == 0 {
-                break;
-            }
-            end += l;
-        }
-        return end;
+        return numbers_end(b, i + l0);
     }
     //  ?[^\s\p{L}\p{N}]++[\r\n]*+
-    let j = if c0 == u32::from(b' ') { i + 1 } else { i };
-    if j < n {
-        let (k, l) = class_at(b, j);
-        if k & (SPACE | LETTER | NUMBER) == 0 {
-            let mut end = run_end_not(b, j + l);
-            while end < n && (b[end] == b'\r' || b[end] == b'\n') {
-                end += 1;
-            }
-            return end;
-        }
+    if let Some(end) = punctuation_end(b, i, c0, b"\r\n") {
+        return end;
     }
     // What is left starts with white space (every other char matched above).
     // The run of it, the end of its last line break and its last char's start.
-    let (mut end, mut line_end, mut last) = (i, None, i);
-    while end < n {
-        let (code, len) = decode(b, end);
-        if classes::of_code(code) & SPACE == 0 {
-            break;
-        }
-        if code == u32::from(b'\r') || code == u32::from(b'\n') {
-            line_end = Some(end + len);
-        }
-        last = end;
-        end += len;
-    }
+    let (end, line_end, last) = space_run(b, i);
     if end == n {
         return n; // \s++$
     }
@@ -143,6 +113,59 @@ fn piece_end(b: &[u8], i: usize) -> usize {
         return last; // \s+(?!\S): all but the char before the non-space
     }
     i + l0 // \s
+}
+
+/// ` ?[^\s\p{L}\p{N}]+` and then any bytes of `trailing` (cl100k: `\r\n`,
+/// o200k: `\r\n/`), from `i`, whose char is `c0`: where it ends, if one
+/// starts there.
+pub(super) fn punctuation_end(b: &[u8], i: usize, c0: u32, trailing: &[u8]) -> Option<usize> {
+    let j = if c0 == u32::from(b' ') { i + 1 } else { i };
+    if j >= b.len() {
+        return None;
+    }
+    let (k, l) = class_at(b, j);
+    if k & (SPACE | LETTER | NUMBER) != 0 {
+        return None;
+    }
+    let mut end = run_end_not(b, j + l);
+    while end < b.len() && trailing.contains(&b[end]) {
+        end += 1;
+    }
+    Some(end)
+}
+
+/// The run of white space from `i`: where it ends, the end of its last line
+/// break, and the start of its last char.
+pub(super) fn space_run(b: &[u8], i: usize) -> (usize, Option<usize>, usize) {
+    let (mut end, mut line_end, mut last) = (i, None, i);
+    while end < b.len() {
+        let (code, len) = decode(b, end);
+        if classes::of_code(code) & SPACE == 0 {
+            break;
+        }
+        if code == u32::from(b'\r') || code == u32::from(b'\n') {
+            line_end = Some(end + len);
+        }
+        last = end;
+        end += len;
+    }
+    (end, line_end, last)
+}
+
+/// `\p{N}{1,3}` of both encodings: from the end of a first number, up to
+/// two more.
+pub(super) fn numbers_end(b: &[u8], mut end: usize) -> usize {
+    for _ in 0..2 {
+        if end >= b.len() {
+            break;
+        }
+        let (k, l) = class_at(b, end);
+        if k & NUMBER == 0 {
+            break;
+        }
+        end += l;
+    }
+    end
 }
 
 /// Past the run of chars from `i` that are neither space, letter nor number.

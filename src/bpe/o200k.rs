@@ -12,8 +12,8 @@
 //! `[^\r\n\p{L}\p{N}]`, so the first alternative can take either road).
 //! The tests compare every piece with the regex's.
 
-use super::cl100k::{class_at, decode, run_end, run_end_not};
-use super::classes::{self, LETTER, LOWER, NUMBER, SPACE, UPPER};
+use super::cl100k::{class_at, decode, numbers_end, punctuation_end, run_end, space_run};
+use super::classes::{self, LETTER, LOWER, NUMBER, UPPER};
 
 /// Calls `each` with every pre-token of `text`, in order.
 pub fn pieces<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
@@ -87,45 +87,15 @@ fn piece_end(b: &[u8], i: usize) -> usize {
     }
     // \p{N}{1,3}
     if k0 & NUMBER != 0 {
-        let mut end = i + l0;
-        for _ in 0..2 {
-            if end >= n {
-                break;
-            }
-            let (k, l) = class_at(b, end);
-            if k & NUMBER == 0 {
-                break;
-            }
-            end += l;
-        }
-        return end;
+        return numbers_end(b, i + l0);
     }
     //  ?[^\s\p{L}\p{N}]+[\r\n/]*
-    let j = if c0 == u32::from(b' ') { i + 1 } else { i };
-    if j < n {
-        let (k, l) = class_at(b, j);
-        if k & (SPACE | LETTER | NUMBER) == 0 {
-            let mut end = run_end_not(b, j + l);
-            while end < n && matches!(b[end], b'\r' | b'\n' | b'/') {
-                end += 1;
-            }
-            return end;
-        }
+    if let Some(end) = punctuation_end(b, i, c0, b"\r\n/") {
+        return end;
     }
     // White space is left: its run, the end of its last line break and
     // the start of its last char.
-    let (mut end, mut line_end, mut last) = (i, None, i);
-    while end < n {
-        let (code, len) = decode(b, end);
-        if classes::of_code(code) & SPACE == 0 {
-            break;
-        }
-        if code == u32::from(b'\r') || code == u32::from(b'\n') {
-            line_end = Some(end + len);
-        }
-        last = end;
-        end += len;
-    }
+    let (end, line_end, last) = space_run(b, i);
     if let Some(line_end) = line_end {
         return line_end; // \s*[\r\n]+
     }
