@@ -13,7 +13,13 @@
 use super::classes::{self, LETTER, NUMBER, SPACE};
 
 /// Calls `each` with every pre-token of `text`, in order.
-pub fn pieces<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
+pub fn pieces<'t>(text: &'t str, each: impl FnMut(&'t str)) {
+    pieces_by(text, piece_end, each)
+}
+
+/// Every piece of `text` as `piece_end` (an encoding's pre-tokenizer: where
+/// the piece starting at a byte ends) cuts them, in order.
+pub(super) fn pieces_by<'t>(text: &'t str, piece_end: impl Fn(&[u8], usize) -> usize, mut each: impl FnMut(&'t str)) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {

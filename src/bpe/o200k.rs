@@ -12,18 +12,12 @@
 //! `[^\r\n\p{L}\p{N}]`, so the first alternative can take either road).
 //! The tests compare every piece with the regex's.
 
-use super::cl100k::{class_at, decode, numbers_end, punctuation_end, run_end, space_run};
+use super::cl100k::{class_at, decode, numbers_end, pieces_by, punctuation_end, run_end, space_run};
 use super::classes::{self, LETTER, LOWER, NUMBER, UPPER};
 
 /// Calls `each` with every pre-token of `text`, in order.
-pub fn pieces<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let end = piece_end(bytes, i);
-        each(&text[i..end]);
-        i = end;
-    }
+pub fn pieces<'t>(text: &'t str, each: impl FnMut(&'t str)) {
+    pieces_by(text, piece_end, each)
 }
 
 /// The length of `(?i:'s|'t|'re|'ve|'m|'ll|'d)` at `i`, 0 if none (case
