@@ -12,7 +12,7 @@ mod common;
 
 use chunktui::config::GenerateOptions;
 use chunktui::eval::generate::about;
-use common::fake_llm::{answer, FakeServer, Reply, Seen};
+use common::fake_llm::{answer, chunktui_alone, FakeServer, Reply, Seen};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Output;
@@ -102,16 +102,7 @@ struct Run {
 }
 
 fn chunktui(dir: &Path, args: &[&str]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_chunktui"))
-        .current_dir(dir)
-        .args(args)
-        .env("CHUNKTUI_CACHE_DIR", dir.join("cache"))
-        .env_remove("CHUNKTUI_LLM_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("CHUNKTUI_LLM_URL")
-        .env_remove("CHUNKTUI_LLM_MODEL")
-        .output()
-        .expect("run chunktui");
+    let out = chunktui_alone(dir, args).output().expect("run chunktui");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     Run { out, stderr }
 }

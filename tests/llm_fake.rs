@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::fake_llm::{answer, status, FakeServer, Reply, Seen};
+use common::fake_llm::{answer, chunktui_alone, status, FakeServer, Reply, Seen};
 use serde_json::{json, Value};
 use std::net::TcpListener;
 use std::path::Path;
@@ -40,17 +40,7 @@ struct Run {
 
 fn chunktui(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_chunktui"))
-        .current_dir(dir)
-        .args(args)
-        .env("CHUNKTUI_CACHE_DIR", dir.join("cache"))
-        .env_remove("CHUNKTUI_LLM_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("CHUNKTUI_LLM_URL")
-        .env_remove("CHUNKTUI_LLM_MODEL")
-        .envs(envs.iter().copied())
-        .output()
-        .expect("run chunktui");
+    let out = chunktui_alone(dir, args).envs(envs.iter().copied()).output().expect("run chunktui");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     Run { out, stdout, stderr, seconds: started.elapsed().as_secs_f64() }

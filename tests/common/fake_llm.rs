@@ -176,3 +176,17 @@ pub fn generic(seen: &Seen) -> Reply {
     };
     answer(&content.to_string())
 }
+
+/// `chunktui ARGS` run in `dir` with its own cache and no LLM endpoint or
+/// key from the environment: a test names its fake server itself.
+pub fn chunktui_alone(dir: &std::path::Path, args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_chunktui"));
+    cmd.current_dir(dir)
+        .args(args)
+        .env("CHUNKTUI_CACHE_DIR", dir.join("cache"))
+        .env_remove("CHUNKTUI_LLM_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("CHUNKTUI_LLM_URL")
+        .env_remove("CHUNKTUI_LLM_MODEL");
+    cmd
+}
