@@ -220,14 +220,10 @@ impl Tokenizer {
             }
             all
         };
-        for span in &mut spans {
-            span.0 = floor_char_boundary(text, span.0 as usize) as u32;
-            span.1 = ceil_char_boundary(text, span.1 as usize) as u32;
-        }
         Ok(spans)
     }
 
-    /// The spans of the tokens of `text`'s `segments`, in order (not snapped).
+    /// The spans of the tokens of `text`'s `segments`, in order, snapped.
     fn segment_spans(&self, text: &str, segments: &[Range<usize>]) -> Result<Vec<(u32, u32)>> {
         // About a token per 3 to 4 bytes of prose (2 of CJK text): reserved once
         // rather than grown (each growth copies every span and touches fresh pages).
@@ -260,6 +256,11 @@ impl Tokenizer {
                     }
                 }
             }
+        }
+        // Snapped here, on the run's own thread, rather than after the join.
+        for span in &mut spans {
+            span.0 = floor_char_boundary(text, span.0 as usize) as u32;
+            span.1 = ceil_char_boundary(text, span.1 as usize) as u32;
         }
         Ok(spans)
     }

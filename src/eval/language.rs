@@ -77,6 +77,11 @@ const STOPWORDS: [(&str, &str, &[&str]); 7] = [
     ),
 ];
 
+/// The longest stopword's bytes, lowercase or not (each of its chars, and
+/// each char's capital, is one or two bytes): no longer word is one, so
+/// most words are never lowercased.
+const STOPWORD_BYTES: usize = 6;
+
 /// The language of a set of documents taken together.
 pub fn text_language(texts: &[&str]) -> TextLanguage {
     let (mut han, mut kana, mut hangul, mut latin, mut other) = (0usize, 0usize, 0usize, 0usize, 0usize);
@@ -86,7 +91,7 @@ pub fn text_language(texts: &[&str]) -> TextLanguage {
             Some((i, _)) => &text[..i],
             None => text,
         };
-        for c in sample.chars().filter(|c| c.is_alphabetic()) {
+        for c in sample.chars().filter(|&c| crate::segment::is_letter(c)) {
             match c as u32 {
                 0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => kana += 1,
                 0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F => hangul += 1,
@@ -95,12 +100,22 @@ pub fn text_language(texts: &[&str]) -> TextLanguage {
                 _ => other += 1,
             }
         }
-        for word in sample.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
-            let lower = word.to_lowercase();
+        let mut vote = |lower: &str| {
             for (i, (_, _, words)) in STOPWORDS.iter().enumerate() {
-                if words.contains(&lower.as_str()) {
-                    votes[i] += 1;
+                votes[i] += usize::from(words.contains(&lower));
+            }
+        };
+        let words = sample.split(|c: char| !crate::segment::is_letter_or_digit(c));
+        for word in words.filter(|w| !w.is_empty() && w.len() <= STOPWORD_BYTES) {
+            // Lowercased on the stack: most words are short and ASCII.
+            let mut ascii = [0u8; STOPWORD_BYTES];
+            match ascii.get_mut(..word.len()).filter(|_| word.is_ascii()) {
+                Some(lower) => {
+                    lower.copy_from_slice(word.as_bytes());
+                    lower.make_ascii_lowercase();
+                    vote(std::str::from_utf8(lower).unwrap_or_default());
                 }
+                None => vote(&word.to_lowercase()),
             }
         }
     }
@@ -511,6 +526,15 @@ fn multilingual_dir() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_stopword_is_longer_than_the_words_looked_up() {
+        for word in STOPWORDS.iter().flat_map(|(_, _, words)| words.iter()) {
+            assert!(word.len() <= STOPWORD_BYTES && word.to_uppercase().len() <= STOPWORD_BYTES, "{word}");
+        }
+        let capitals = "NÃO É Uma DAS casas ".repeat(10);
+        assert_eq!(text_language(&[capitals.as_str()]).code, "pt", "capitalised stopwords count");
+    }
 
     #[test]
     fn languages_of_texts() {
