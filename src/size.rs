@@ -580,6 +580,8 @@ pub struct SpanIndex {
 
 impl SpanIndex {
     const BUCKET: usize = 64;
+    /// Spans from which the two tables are built side by side.
+    const TWO_THREADS: usize = 1 << 16;
 
     pub fn new(mut spans: Vec<(u32, u32)>) -> Self {
         if !spans.is_sorted_by_key(|s| s.0) {
@@ -590,10 +592,20 @@ impl SpanIndex {
             ends.sort_unstable();
             ends
         });
-        let started_before = Self::table(&spans, |s| s.0);
-        let ended_before = match &ends {
+        let ended_table = || match &ends {
             Some(ends) => Self::table(ends, |&e| e),
             None => Self::table(&spans, |s| s.1),
+        };
+        // Each table is a pass over every span: on a book's million tokens,
+        // one on each core (this runs once per document and tokenizer).
+        let (started_before, ended_before) = if spans.len() < Self::TWO_THREADS {
+            (Self::table(&spans, |s| s.0), ended_table())
+        } else {
+            std::thread::scope(|scope| {
+                let ended = scope.spawn(ended_table);
+                let started = Self::table(&spans, |s| s.0);
+                (started, ended.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            })
         };
         SpanIndex { spans, ends, started_before, ended_before }
     }
