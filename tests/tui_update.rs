@@ -2,9 +2,9 @@
 
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
-use chunktui::tui::app::keymap::Keymap;
 use chunktui::tui::app::model::{Mode, Model};
 use chunktui::tui::app::msg::{Cmd, ExportKind, Msg};
+use chunktui::tui::app::open::keymap;
 use chunktui::tui::app::update::{start, update};
 use chunktui::tui::jobs::chunk::chunk_now;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -312,7 +312,7 @@ fn resize_rewraps_and_keeps_the_top_byte() {
 #[test]
 fn keymap_file_remaps_actions() {
     let mut m = ready();
-    let mut km = Keymap::default();
+    let mut km = keymap();
     km.apply_toml("\"ctrl-s\" = \"export_chunks\"\n\"x\" = \"quit\"").unwrap();
     m.keymap = km;
     update(&mut m, Msg::KeyPressed(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)));

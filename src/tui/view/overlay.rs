@@ -1,7 +1,6 @@
 //! The help screen and the one-line prompts (search, export path, overwrite).
 
 use crate::tui::msg::ExportKind;
-use crate::tui::state::keymap::default_bindings;
 use crate::tui::state::model::{Mode, Model};
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -10,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 /// (keys, what they do) for every bound action, in the order and with the
-/// words of `assets/keymap.toml`.
-fn entries(m: &Model) -> Vec<(String, &'static str)> {
-    default_bindings()
-        .iter()
+/// words of `assets/keymap.toml`, then the panels'.
+fn entries(m: &Model) -> Vec<(String, &str)> {
+    m.keymap
+        .bindings()
         .map(|b| (m.keymap.keys_for(b.action).join(" "), b.description.as_str()))
         .filter(|(k, _)| !k.is_empty())
         .collect()

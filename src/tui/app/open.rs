@@ -1,7 +1,7 @@
 //! [`Model::new`]: the model of a document just opened, its text already
-//! wrapped for the screen. Wrapping needs the screen's regions, which read
-//! the model, so the constructor stands here above both rather than in
-//! `model.rs`.
+//! wrapped for the screen, with the panel table's panels (all hidden) and
+//! their keys. The table ([`PANELS`]) stands above the state, and so does
+//! the constructor: here in the app rather than in `model.rs`.
 
 use crate::config::ChunkConfig;
 use crate::document::Document;
@@ -9,6 +9,9 @@ use crate::tui::state::cursor::relayout;
 use crate::tui::state::keymap::Keymap;
 use crate::tui::state::layout::Layout;
 use crate::tui::state::model::{Highlight, Mode, Model, Pane, Status};
+use crate::tui::state::panels::Panels;
+use crate::tui::view::panel::Panel;
+use crate::tui::view::PANELS;
 use ratatui::layout::Rect;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,17 +46,21 @@ impl Model {
             help_scroll: 0,
             tokenizers,
             max_tokens: None,
-            keymap: Keymap::default(),
+            keymap: keymap(),
             analyses: Vec::new(),
             next_job: 0,
             questions: None,
             llm_usage: crate::llm::Usage::default(),
             embed_usage: crate::embed_usage::Usage::default(),
-            lint_panel: false,
-            edits_panel: false,
+            panels: Panels::new(PANELS.iter().map(|p| (p.name, p.rows))),
             quit: false,
         };
         relayout(&mut m);
         m
     }
+}
+
+/// The default key bindings: `assets/keymap.toml`'s and each panel's.
+pub fn keymap() -> Keymap {
+    Keymap::new(PANELS.iter().map(Panel::binding).collect())
 }
