@@ -314,10 +314,18 @@ fn keymap_file_remaps_actions() {
     let mut m = ready();
     let mut km = keymap();
     km.apply_toml("\"ctrl-s\" = \"export_chunks\"\n\"x\" = \"quit\"").unwrap();
+    // A panel is bound by its name, as the others; its default key unbound.
+    km.apply_toml("\"ctrl-l\" = \"lint_panel\"\n\"B\" = \"none\"").unwrap();
     m.keymap = km;
     update(&mut m, Msg::KeyPressed(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)));
     assert!(matches!(m.mode, Mode::ExportPath { kind: ExportKind::Chunks, .. }));
     update(&mut m, code(KeyCode::Esc));
+    update(&mut m, Msg::KeyPressed(KeyEvent::new(KeyCode::Char('l'), KeyModifiers::CONTROL)));
+    assert!(m.panels.is_shown("lint_panel"), "{}", m.status.text);
+    update(&mut m, key('L'));
+    assert!(!m.panels.is_shown("lint_panel"), "L still hides it");
+    update(&mut m, key('B'));
+    assert!(!m.panels.is_shown("edits_panel"), "B unbound");
     update(&mut m, key('x'));
     assert!(m.quit);
 }

@@ -64,3 +64,34 @@ impl Model {
 pub fn keymap() -> Keymap {
     Keymap::new(PANELS.iter().map(Panel::binding).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::state::keymap::{Action, Key};
+
+    /// The panels' keys join the asset's (`keymap.rs` checks those): each
+    /// default key bound once, each panel named once and not as an action.
+    #[test]
+    fn every_default_key_is_bound_once_with_the_panels_and_each_panel_has_a_name_and_a_help_line() {
+        let km = keymap();
+        let mut keys: Vec<String> =
+            km.bindings().flat_map(|b| &b.keys).map(|k| Key::parse(k).unwrap().label()).collect();
+        let count = keys.len();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), count, "a panel's key is bound twice (to another panel, or in assets/keymap.toml)");
+        let mut names: Vec<&str> = PANELS.iter().map(|p| p.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), PANELS.len(), "two panels share a name");
+        for p in PANELS {
+            assert!(!p.keys.is_empty() && !p.description.trim().is_empty() && p.rows > 0, "{}", p.name);
+            let as_action = toml::from_str::<std::collections::HashMap<String, Action>>(&format!("k = \"{}\"", p.name));
+            assert!(as_action.is_err(), "{} is an action's name", p.name);
+            let mut file = km.clone();
+            file.apply_toml(&format!("\"f9\" = \"{}\"", p.name)).unwrap();
+            assert_eq!(file.keys_for(Action::TogglePanel(p.name)).last().map(String::as_str), Some("f9"));
+        }
+    }
+}

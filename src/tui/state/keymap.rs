@@ -327,6 +327,21 @@ mod tests {
         assert!(km.apply_toml("\"x\" = \"fly\"").unwrap_err().to_string().contains("fly"));
     }
 
+    #[test]
+    fn a_panels_keys_bind_and_a_keymap_file_rebinds_it_by_name() {
+        let panel =
+            Binding { action: Action::TogglePanel("histogram_panel"), keys: vec!["H".into()], description: "x".into() };
+        let mut km = Keymap::new(vec![panel]);
+        let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        assert_eq!(km.action(&key('H')), Some(Action::TogglePanel("histogram_panel")));
+        km.apply_toml("\"H\" = \"none\"\n\"%\" = \"histogram_panel\"").unwrap();
+        assert_eq!((km.action(&key('H')), km.action(&key('%'))), (None, Some(Action::TogglePanel("histogram_panel"))));
+        assert_eq!(km.keys_for(Action::TogglePanel("histogram_panel")), ["%"]);
+        assert_eq!(km.bindings().last().map(|b| b.action), Some(Action::TogglePanel("histogram_panel")));
+        let err = km.apply_toml("\"x\" = \"fly_panel\"").unwrap_err().to_string();
+        assert!(err.contains("`fly_panel`") && err.contains("or a panel: `histogram_panel`"), "{err}");
+    }
+
     /// Every action's name, read from serde's "unknown variant" message, so a
     /// new variant is covered without being listed here as well.
     fn all_action_names() -> Vec<String> {

@@ -163,4 +163,15 @@ mod tests {
         assert_eq!(tail("中文字符", 6), "…字符");
         assert_eq!(head("中文字符", 4), "中…");
     }
+
+    #[test]
+    fn the_help_lists_the_panels_keys_last_in_the_table_order() {
+        use crate::document::{DocKind, Document};
+        let c = crate::config::ChunkConfig::default();
+        let m = Model::new(Document::from_text("text", DocKind::Text), c.clone(), c, Rect::new(0, 0, 80, 24));
+        let (all, panels) = (entries(&m), crate::tui::view::PANELS);
+        let last: Vec<(&str, &str)> = all[all.len() - panels.len()..].iter().map(|(k, d)| (k.as_str(), *d)).collect();
+        assert_eq!(last, panels.iter().map(|p| (p.keys[0], p.description)).collect::<Vec<_>>());
+        assert_eq!(last[0], ("L", "show / hide the lint panel (findings, counts)"));
+    }
 }
