@@ -303,9 +303,9 @@ fn the_edits_panel_lists_applied_and_stale_edits_and_the_stats_count_them() {
     let cmds = start(&mut m);
     run(&mut m, cmds);
     assert!(m.status.text.contains("⚠ 1 stale edit (not applied): B lists them"), "{}", m.status.text);
-    assert_eq!(view::regions_of(&m).edits, Rect::default(), "hidden until B");
+    assert_eq!(view::regions_of(&m).panel("edits_panel"), Rect::default(), "hidden until B");
     key(&mut m, 'B');
-    let panel = view::regions_of(&m).edits;
+    let panel = view::regions_of(&m).panel("edits_panel");
     assert!(panel.height > 0);
     let buf = render(&m);
     let rows = region_rows(&buf, panel);
@@ -320,7 +320,7 @@ fn the_edits_panel_lists_applied_and_stale_edits_and_the_stats_count_them() {
     let stats = region_rows(&buf, view::regions_of(&m).stats).concat();
     assert!(stats.contains(&format!("{MARK} edits: 1 applied · ⚠ 1 stale · 1 elsewhere")), "{stats}");
     key(&mut m, 'B');
-    assert_eq!(view::regions_of(&m).edits, Rect::default());
+    assert_eq!(view::regions_of(&m).panel("edits_panel"), Rect::default());
 }
 
 #[test]

@@ -103,9 +103,9 @@ fn findings_are_marked_in_the_margin_in_the_warn_colour() {
 #[test]
 fn the_lint_panel_lists_the_selected_chunks_findings_and_next_finding_selects() {
     let mut m = model(StrategyKind::Fixed, 30);
-    assert_eq!(view::regions_of(&m).lint, Rect::default(), "hidden until L");
+    assert_eq!(view::regions_of(&m).panel("lint_panel"), Rect::default(), "hidden until L");
     key(&mut m, 'L');
-    let panel = view::regions_of(&m).lint;
+    let panel = view::regions_of(&m).panel("lint_panel");
     assert!(panel.height > 0);
     key(&mut m, '!');
     let first = m.panes[0].lint.shown[0].clone();
@@ -122,7 +122,7 @@ fn the_lint_panel_lists_the_selected_chunks_findings_and_next_finding_selects() 
     assert!(second != first.chunk, "moved on from chunk {}", first.chunk);
     assert!(m.panes[0].lint.of_chunk(second).next().is_some());
     key(&mut m, 'L');
-    assert_eq!(view::regions_of(&m).lint, Rect::default());
+    assert_eq!(view::regions_of(&m).panel("lint_panel"), Rect::default());
 }
 
 #[test]

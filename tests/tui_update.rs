@@ -2,9 +2,9 @@
 
 use chunktui::config::{ChunkConfig, StrategyKind};
 use chunktui::document::{DocKind, Document};
-use chunktui::tui::app::keymap::Keymap;
 use chunktui::tui::app::model::{Mode, Model};
 use chunktui::tui::app::msg::{Cmd, ExportKind, Msg};
+use chunktui::tui::app::open::keymap;
 use chunktui::tui::app::update::{start, update};
 use chunktui::tui::jobs::chunk::chunk_now;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -312,12 +312,20 @@ fn resize_rewraps_and_keeps_the_top_byte() {
 #[test]
 fn keymap_file_remaps_actions() {
     let mut m = ready();
-    let mut km = Keymap::default();
+    let mut km = keymap();
     km.apply_toml("\"ctrl-s\" = \"export_chunks\"\n\"x\" = \"quit\"").unwrap();
+    // A panel is bound by its name, as the others; its default key unbound.
+    km.apply_toml("\"ctrl-l\" = \"lint_panel\"\n\"B\" = \"none\"").unwrap();
     m.keymap = km;
     update(&mut m, Msg::KeyPressed(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)));
     assert!(matches!(m.mode, Mode::ExportPath { kind: ExportKind::Chunks, .. }));
     update(&mut m, code(KeyCode::Esc));
+    update(&mut m, Msg::KeyPressed(KeyEvent::new(KeyCode::Char('l'), KeyModifiers::CONTROL)));
+    assert!(m.panels.is_shown("lint_panel"), "{}", m.status.text);
+    update(&mut m, key('L'));
+    assert!(!m.panels.is_shown("lint_panel"), "L still hides it");
+    update(&mut m, key('B'));
+    assert!(!m.panels.is_shown("edits_panel"), "B unbound");
     update(&mut m, key('x'));
     assert!(m.quit);
 }

@@ -83,7 +83,7 @@ pub fn prepare_named(
 ) -> Result<Setup> {
     let doc = Document::load(file, lossy)?;
     let theme = Theme::resolve(open.theme.as_deref(), Theme::no_color_env())?;
-    let keymap = keymap::Keymap::load(open.keymap.as_deref())?;
+    let keymap = app::open::keymap().with_file(open.keymap.as_deref())?;
     let model_choice = choose_for(&mut config, named, &[&doc.text]);
     let b = match &open.compare {
         Some(p) => {

@@ -1,7 +1,9 @@
 //! The app: the pure [`update::update`] that composes the features (each
-//! message and key to the feature that owns it) and the signals that end
-//! the loop. Nothing else of the workbench imports it.
+//! message and key to the feature that owns it), the model of a document
+//! just opened (with the panel table's panels and keys) and the signals
+//! that end the loop. Nothing else of the workbench imports it.
 
+pub mod open;
 pub mod signals;
 pub mod update;
 

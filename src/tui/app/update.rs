@@ -250,7 +250,8 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
             return rechunk(m, other).into_iter().collect();
         }
         Action::None => {}
-        Action::LintPanel | Action::NextFinding => crate::tui::features::lint::action(m, action),
+        Action::NextFinding => crate::tui::features::lint::next_finding(m),
+        Action::TogglePanel(name) => return toggle_panel(m, name),
         Action::StartBackSentence
         | Action::StartForwardSentence
         | Action::StartBackWord
@@ -258,8 +259,7 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         | Action::SplitChunk
         | Action::JoinNext
         | Action::UndoEdit
-        | Action::RedoEdit
-        | Action::EditsPanel => return crate::tui::features::edits::action(m, action),
+        | Action::RedoEdit => return crate::tui::features::edits::action(m, action),
         Action::GenerateQuestions => return crate::tui::features::questions::action(m),
         Action::Ask | Action::ClearProbe | Action::CycleRetriever | Action::SortByScore | Action::NextQuestion => {
             return crate::tui::features::probe::action(m, action);
@@ -314,6 +314,15 @@ pub fn action_(m: &mut Model, action: Action) -> Vec<Cmd> {
         }
     }
     vec![]
+}
+
+/// Show or hide a panel of the table, then what its feature does about it.
+fn toggle_panel(m: &mut Model, name: &str) -> Vec<Cmd> {
+    let shown = m.panels.toggle(name);
+    match view::PANELS.iter().find(|p| p.name == name).and_then(|p| p.toggled) {
+        Some(toggled) => toggled(m, shown),
+        None => vec![],
+    }
 }
 
 /// Whether the pane's chunks on screen, cut under the config it last asked

@@ -176,20 +176,21 @@ pub fn split_at_cuts(chunks: Vec<Chunk>, cuts: &[usize], size: &dyn Fn(Range<usi
     out
 }
 
+/// The edits panel (`B`) was shown or hidden: say so, with the pane's edit count.
+pub fn panel_toggled(m: &mut Model, shown: bool) -> Vec<Cmd> {
+    let n = m.pane().config.edits.len();
+    let msg = if shown {
+        format!("edits panel shown: {n} edit{} in this pane's config", plural(n))
+    } else {
+        "edits panel hidden".into()
+    };
+    set_status(m, msg);
+    vec![]
+}
+
 /// The edit keys.
 pub fn action(m: &mut Model, action: Action) -> Vec<Cmd> {
     match action {
-        Action::EditsPanel => {
-            m.edits_panel = !m.edits_panel;
-            let n = m.pane().config.edits.len();
-            let msg = if m.edits_panel {
-                format!("edits panel shown: {n} edit{} in this pane's config", plural(n))
-            } else {
-                "edits panel hidden".into()
-            };
-            set_status(m, msg);
-            vec![]
-        }
         Action::UndoEdit => undo(m, true),
         Action::RedoEdit => undo(m, false),
         Action::StartBackSentence => move_start(m, true, By::Sentence),

@@ -8,7 +8,6 @@ use crate::config::ChunkConfig;
 use crate::lint::{Finding, LintOptions};
 use crate::tui::msg::{Cmd, Msg};
 use crate::tui::state::cursor;
-use crate::tui::state::keymap::Action;
 pub use crate::tui::state::lint::{LintReq, Linted, PaneLint};
 use crate::tui::state::model::{Model, Pane};
 use std::collections::HashMap;
@@ -142,20 +141,11 @@ pub fn reshow(p: &mut Pane) {
     }
 }
 
-/// The lint keys: `L` shows or hides the lint panel, `!` selects the next finding.
-pub fn action(m: &mut Model, action: Action) {
-    match action {
-        Action::LintPanel => {
-            m.lint_panel = !m.lint_panel;
-            cursor::set_status(
-                m,
-                if m.lint_panel { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" }
-                    .into(),
-            );
-        }
-        Action::NextFinding => next_finding(m),
-        _ => {}
-    }
+/// The lint panel (`L`) was shown or hidden: say so, and how to get to a finding.
+pub fn panel_toggled(m: &mut Model, shown: bool) -> Vec<Cmd> {
+    let msg = if shown { "lint panel shown (! jumps to the next finding)" } else { "lint panel hidden" };
+    cursor::set_status(m, msg.into());
+    vec![]
 }
 
 /// The next-finding key: select the chunk of the first finding after the

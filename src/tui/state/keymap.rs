@@ -1,9 +1,11 @@
 //! Key bindings: an [`Action`] per key. Defaults and help lines in
-//! `assets/keymap.toml` (embedded at build time); a TOML file
-//! (`--keymap PATH`) adds or replaces bindings: `"ctrl-s" = "export_config"`.
+//! `assets/keymap.toml` (embedded at build time), and each panel's in the
+//! panel table (given to [`Keymap::new`]); a TOML file (`--keymap PATH`)
+//! adds or replaces bindings: `"ctrl-s" = "export_config"`, `"ctrl-l" = "lint_panel"`.
 
 use crate::error::{Error, Result};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::de::IntoDeserializer;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -57,8 +59,6 @@ pub enum Action {
     GenerateQuestions,
     /// Contextual text: off, on, on and held to the size.
     CycleEmbedText,
-    /// Chunk lint: show / hide the lint panel.
-    LintPanel,
     /// Chunk lint: select the chunk of the next finding.
     NextFinding,
     /// Hand-made boundaries: move the selected chunk's start back a sentence.
@@ -77,21 +77,38 @@ pub enum Action {
     UndoEdit,
     /// Hand-made boundaries: redo what undo undid.
     RedoEdit,
-    /// Hand-made boundaries: show / hide the edits panel.
-    EditsPanel,
+    /// Show / hide the panel of the panel table with this name (its
+    /// action name in keymap files: `lint_panel`); the table lists the
+    /// panels, so a keymap file's name is read against [`Keymap::new`]'s.
+    #[serde(skip)]
+    TogglePanel(PanelName),
     /// Does nothing: unbinds a default key.
     None,
 }
 
+/// A panel's name, `lint_panel`. (Named, not written `&'static str` in
+/// [`Action`]: serde's derive would then make every `Action` borrow from
+/// its input, though this variant is never read.)
+pub type PanelName = &'static str;
+
 impl Action {
+    /// The panel a [`Action::TogglePanel`] shows or hides.
+    pub fn panel_name(self) -> Option<PanelName> {
+        match self {
+            Action::TogglePanel(name) => Some(name),
+            _ => None,
+        }
+    }
+
     /// The help screen's line for this action (from `assets/keymap.toml`).
     pub fn describe(self) -> &'static str {
         default_bindings().iter().find(|b| b.action == self).map_or("nothing", |b| b.description.as_str())
     }
 }
 
-/// One action of `assets/keymap.toml`: its default keys and its help line.
-#[derive(Debug, Deserialize)]
+/// One action of `assets/keymap.toml` (or a panel's): its default keys and
+/// its help line.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Binding {
     pub action: Action,
@@ -226,36 +243,59 @@ impl Key {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Keymap {
     map: HashMap<Key, Action>,
-}
-
-impl Default for Keymap {
-    fn default() -> Self {
-        let map = default_bindings()
-            .iter()
-            .flat_map(|b| b.keys.iter().map(|k| (Key::parse(k).expect("default key parses"), b.action)))
-            .collect();
-        Keymap { map }
-    }
+    /// The panels' bindings ([`Action::TogglePanel`]), after the asset's in help order.
+    panels: Vec<Binding>,
 }
 
 impl Keymap {
-    /// The defaults with a TOML file's bindings on top.
-    pub fn load(path: Option<&std::path::Path>) -> Result<Keymap> {
-        let mut km = Keymap::default();
+    /// The default bindings: the asset's, and the panels' (each a
+    /// [`Action::TogglePanel`] binding, whose keys the asset does not bind).
+    pub fn new(panels: Vec<Binding>) -> Keymap {
+        let map = default_bindings()
+            .iter()
+            .chain(&panels)
+            .flat_map(|b| b.keys.iter().map(|k| (Key::parse(k).expect("default key parses"), b.action)))
+            .collect();
+        Keymap { map, panels }
+    }
+
+    /// These bindings with a TOML file's on top.
+    pub fn with_file(mut self, path: Option<&std::path::Path>) -> Result<Keymap> {
         if let Some(path) = path {
             let text = crate::input::read_text_capped(path, &crate::input::Cap::settings("keymap file")?)?;
-            km.apply_toml(&text).map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
+            self.apply_toml(&text).map_err(|e| Error::config(format!("{}: {e}", path.display())))?;
         }
-        Ok(km)
+        Ok(self)
+    }
+
+    /// Every action's default binding, in help order: the asset's, then the panels'.
+    pub fn bindings(&self) -> impl Iterator<Item = &Binding> {
+        default_bindings().iter().chain(&self.panels)
     }
 
     pub fn apply_toml(&mut self, text: &str) -> Result<()> {
-        let table: HashMap<String, Action> =
+        let table: HashMap<String, String> =
             toml::from_str(text).map_err(|e| Error::config(format!("keymap: {}", e.message().trim())))?;
-        for (k, a) in table {
-            self.map.insert(Key::parse(&k)?, a);
+        let mut bound = Vec::with_capacity(table.len());
+        for (k, name) in table {
+            bound.push((Key::parse(&k)?, self.action_named(&name)?));
         }
+        self.map.extend(bound);
         Ok(())
+    }
+
+    /// The action a keymap file names: one of [`Action`]'s, or a panel's.
+    fn action_named(&self, name: &str) -> Result<Action> {
+        if let Some(b) = self.panels.iter().find(|b| b.action.panel_name() == Some(name)) {
+            return Ok(b.action);
+        }
+        Action::deserialize(name.into_deserializer()).map_err(|e: serde::de::value::Error| {
+            let panels: Vec<String> =
+                self.panels.iter().filter_map(|b| b.action.panel_name()).map(|n| format!("`{n}`")).collect();
+            let or_panel =
+                if panels.is_empty() { String::new() } else { format!(", or a panel: {}", panels.join(", ")) };
+            Error::config(format!("keymap: {e}{or_panel}"))
+        })
     }
 
     pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
@@ -279,12 +319,27 @@ mod tests {
         assert_eq!(Key::parse("ctrl-s").unwrap(), Key { code: KeyCode::Char('s'), mods: KeyModifiers::CONTROL });
         assert_eq!(Key::parse("shift-n").unwrap(), Key::parse("N").unwrap());
         assert_eq!(Key::parse("-").unwrap().code, KeyCode::Char('-'));
-        let mut km = Keymap::default();
+        let mut km = Keymap::new(Vec::new());
         km.apply_toml("\"x\" = \"export_config\"\n\"q\" = \"none\"").unwrap();
         let ev = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE);
         assert_eq!(km.action(&ev), Some(Action::ExportConfig));
         assert_eq!(km.action(&KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE)), None);
         assert!(km.apply_toml("\"x\" = \"fly\"").unwrap_err().to_string().contains("fly"));
+    }
+
+    #[test]
+    fn a_panels_keys_bind_and_a_keymap_file_rebinds_it_by_name() {
+        let panel =
+            Binding { action: Action::TogglePanel("histogram_panel"), keys: vec!["H".into()], description: "x".into() };
+        let mut km = Keymap::new(vec![panel]);
+        let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        assert_eq!(km.action(&key('H')), Some(Action::TogglePanel("histogram_panel")));
+        km.apply_toml("\"H\" = \"none\"\n\"%\" = \"histogram_panel\"").unwrap();
+        assert_eq!((km.action(&key('H')), km.action(&key('%'))), (None, Some(Action::TogglePanel("histogram_panel"))));
+        assert_eq!(km.keys_for(Action::TogglePanel("histogram_panel")), ["%"]);
+        assert_eq!(km.bindings().last().map(|b| b.action), Some(Action::TogglePanel("histogram_panel")));
+        let err = km.apply_toml("\"x\" = \"fly_panel\"").unwrap_err().to_string();
+        assert!(err.contains("`fly_panel`") && err.contains("or a panel: `histogram_panel`"), "{err}");
     }
 
     /// Every action's name, read from serde's "unknown variant" message, so a
@@ -316,6 +371,6 @@ mod tests {
         keys.sort_by_key(|k| k.label());
         keys.dedup();
         assert_eq!(keys.len(), count, "a key is bound twice in assets/keymap.toml");
-        assert_eq!(Keymap::default().keys_for(Action::SizeUp), ["+", "="]);
+        assert_eq!(Keymap::new(Vec::new()).keys_for(Action::SizeUp), ["+", "="]);
     }
 }

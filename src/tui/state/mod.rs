@@ -11,7 +11,7 @@ pub mod keymap;
 pub mod layout;
 pub mod lint;
 pub mod model;
-pub mod open;
+pub mod panels;
 pub mod params;
 pub mod probe;
 pub mod regions;

@@ -11,6 +11,7 @@ use crate::tui::state::edits::PaneEdits;
 use crate::tui::state::keymap::Keymap;
 use crate::tui::state::layout::Layout;
 use crate::tui::state::lint::PaneLint;
+use crate::tui::state::panels::Panels;
 use crate::tui::state::params::Held;
 use crate::tui::state::probe::{ProbeState, Questions};
 use crate::tui::state::semantic::{Cached, SemState};
@@ -236,10 +237,8 @@ pub struct Model {
     pub llm_usage: crate::llm::Usage,
     /// What the embeddings endpoint was asked so far (the footer shows it).
     pub embed_usage: crate::embed_usage::Usage,
-    /// The lint panel is shown (above the chunk list).
-    pub lint_panel: bool,
-    /// The edits panel (hand-made boundaries) is shown (above the chunk list).
-    pub edits_panel: bool,
+    /// The panels above the chunk list (lint `L`, edits `B`...) and which are shown.
+    pub panels: Panels,
     pub quit: bool,
 }
 

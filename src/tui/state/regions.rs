@@ -30,10 +30,9 @@ pub struct Regions {
     /// The Retrieval panel (with `--queries`).
     pub eval: Rect,
     pub compare_stats: Rect,
-    /// The lint panel (`L`), above the chunk list.
-    pub lint: Rect,
-    /// The edits panel (`B`), above the chunk list (under the lint panel).
-    pub edits: Rect,
+    /// The panels above the chunk list (lint `L`, edits `B`...) that are
+    /// shown and have room, the first on top: each one's name and place.
+    pub panels: Vec<(&'static str, Rect)>,
     pub footer: Rect,
     pub status: Rect,
 }
@@ -46,6 +45,11 @@ impl Regions {
     }
     pub fn text_height(&self) -> usize {
         self.docs[0].height.max(1) as usize
+    }
+
+    /// Where the panel named `name` is (empty when hidden or out of room).
+    pub fn panel(&self, name: &str) -> Rect {
+        self.panels.iter().find(|(n, _)| *n == name).map_or_else(Rect::default, |(_, r)| *r)
     }
 }
 
@@ -77,9 +81,13 @@ pub fn regions_of(m: &Model) -> Regions {
 /// [`regions_of`] on a screen of another size (what `render` is given).
 pub fn regions_in(m: &Model, screen: Rect) -> Regions {
     let mut g = regions_with(screen, m.compare, chart_shown(m), m.questions.is_some());
-    // The panels above the chunk list, the lint panel on top.
-    g.lint = take_from_list(&mut g, m.lint_panel && !m.compare, LINT_PANEL_ROWS);
-    g.edits = take_from_list(&mut g, m.edits_panel && !m.compare, EDITS_PANEL_ROWS);
+    // The panels above the chunk list, in the panel table's order.
+    for p in m.panels.iter() {
+        let area = take_from_list(&mut g, p.shown && !m.compare, p.rows);
+        if !area.is_empty() {
+            g.panels.push((p.name, area));
+        }
+    }
     g
 }
 
@@ -149,11 +157,6 @@ pub fn chart_width_for(pane_width: u16) -> u16 {
 pub fn chart_shown(m: &Model) -> bool {
     (0..m.visible_panes()).any(|p| recuts(m.panes[p].config.strategy))
 }
-
-/// Rows the lint panel (`L`) and the edits panel (`B`) take from the top of
-/// the chunk list when shown.
-pub const LINT_PANEL_ROWS: u16 = 9;
-pub const EDITS_PANEL_ROWS: u16 = 9;
 
 /// `rows` from the top of the chunk list for a panel that is `on`, when the
 /// list can spare them (else none: the panel is not drawn). Panels carved

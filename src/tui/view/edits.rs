@@ -6,6 +6,7 @@
 use crate::chunk::Chunk;
 use crate::tui::features::edits::{self, State};
 use crate::tui::state::model::Model;
+use crate::tui::view::panel::Panel;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -83,6 +84,16 @@ fn row(m: &Model, i: usize, e: &crate::edits::Edit, state: &State, theme: &Theme
         Span::styled(e.describe(), theme.text),
     ])
 }
+
+/// The edits panel (`B`), under the lint panel.
+pub const PANEL: Panel = Panel {
+    name: "edits_panel",
+    keys: &["B"],
+    description: "edits panel: hand-made boundaries, stale ones",
+    rows: 9,
+    draw: panel,
+    toggled: Some(edits::panel_toggled),
+};
 
 /// The edits panel: a count line, then the stale edits, then the others in
 /// text order (as many as fit).

@@ -2,7 +2,9 @@
 //! finding points into, a count line in the stats, and the lint panel (`L`)
 //! above the chunk list: counts per rule, the selected chunk's findings.
 
+use crate::tui::features::lint::panel_toggled;
 use crate::tui::state::model::Model;
+use crate::tui::view::panel::Panel;
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -38,6 +40,16 @@ pub fn stats_line(m: &Model, p: usize, theme: &Theme) -> Option<Line<'static>> {
         Line::from(vec![Span::styled(format!("{MARK} "), theme.warn), Span::styled(found.join(" · "), theme.warn)])
     })
 }
+
+/// The lint panel (`L`).
+pub const PANEL: Panel = Panel {
+    name: "lint_panel",
+    keys: &["L"],
+    description: "show / hide the lint panel (findings, counts)",
+    rows: 9,
+    draw: panel,
+    toggled: Some(panel_toggled),
+};
 
 /// The lint panel: every rule that ran with its count, then the selected
 /// chunk's findings (or how to get to one).

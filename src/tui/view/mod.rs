@@ -9,6 +9,7 @@ pub mod edits;
 pub mod footer;
 pub mod lint;
 pub mod overlay;
+pub mod panel;
 pub mod probe;
 pub mod side;
 pub mod summary;
@@ -16,6 +17,7 @@ pub mod theme;
 
 use crate::tui::features::semantic;
 use crate::tui::state::model::{Mode, Model};
+use crate::tui::view::panel::Panel;
 use crate::tui::view::theme::Theme;
 pub use summary::{chunk_count, counting, settings_summary};
 
@@ -29,6 +31,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::Frame;
+
+/// The panels above the chunk list, in the order they stack (the first on
+/// top). A new panel is its own file, which declares its `PANEL`, and one
+/// line here.
+pub const PANELS: &[Panel] = &[lint::PANEL, edits::PANEL];
 
 pub fn draw(m: &Model, theme: &Theme, frame: &mut Frame<'_>) {
     let area = frame.area();
@@ -52,8 +59,11 @@ pub fn render(m: &Model, theme: &Theme, area: Rect, buf: &mut Buffer) {
     side::params(m, theme, g.params, buf);
     side::stats(m, 0, theme, g.stats, buf);
     side::list(m, theme, g.list, buf);
-    lint::panel(m, theme, g.lint, buf);
-    edits::panel(m, theme, g.edits, buf);
+    for &(name, area) in &g.panels {
+        if let Some(p) = PANELS.iter().find(|p| p.name == name) {
+            (p.draw)(m, theme, area, buf);
+        }
+    }
     probe::panel(m, 0, theme, g.eval, buf);
     if m.compare {
         side::compare_stats(m, theme, g.compare_stats, buf);

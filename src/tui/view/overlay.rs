@@ -1,7 +1,6 @@
 //! The help screen and the one-line prompts (search, export path, overwrite).
 
 use crate::tui::msg::ExportKind;
-use crate::tui::state::keymap::default_bindings;
 use crate::tui::state::model::{Mode, Model};
 use crate::tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -10,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 /// (keys, what they do) for every bound action, in the order and with the
-/// words of `assets/keymap.toml`.
-fn entries(m: &Model) -> Vec<(String, &'static str)> {
-    default_bindings()
-        .iter()
+/// words of `assets/keymap.toml`, then the panels'.
+fn entries(m: &Model) -> Vec<(String, &str)> {
+    m.keymap
+        .bindings()
         .map(|b| (m.keymap.keys_for(b.action).join(" "), b.description.as_str()))
         .filter(|(k, _)| !k.is_empty())
         .collect()
@@ -163,5 +162,16 @@ mod tests {
         assert_eq!(head("中文字符", 6), "中文…");
         assert_eq!(tail("中文字符", 6), "…字符");
         assert_eq!(head("中文字符", 4), "中…");
+    }
+
+    #[test]
+    fn the_help_lists_the_panels_keys_last_in_the_table_order() {
+        use crate::document::{DocKind, Document};
+        let c = crate::config::ChunkConfig::default();
+        let m = Model::new(Document::from_text("text", DocKind::Text), c.clone(), c, Rect::new(0, 0, 80, 24));
+        let (all, panels) = (entries(&m), crate::tui::view::PANELS);
+        let last: Vec<(&str, &str)> = all[all.len() - panels.len()..].iter().map(|(k, d)| (k.as_str(), *d)).collect();
+        assert_eq!(last, panels.iter().map(|p| (p.keys[0], p.description)).collect::<Vec<_>>());
+        assert_eq!(last[0], ("L", "show / hide the lint panel (findings, counts)"));
     }
 }
