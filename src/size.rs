@@ -7,6 +7,7 @@ mod wordpiece_load;
 
 use crate::error::{Error, Result};
 use std::ops::Range;
+use std::panic::resume_unwind;
 use std::path::Path;
 use std::sync::Arc;
 use tokenizers::models::ModelWrapper;
@@ -192,34 +193,70 @@ impl Tokenizer {
     /// Byte spans of every token of `text`, in order, snapped to char boundaries.
     ///
     /// A long text's pieces (see [`token_segments`]) are tokenized on every
-    /// core, each thread a run of them in text order: every piece is
-    /// encoded on its own anyway, so the spans are the same on one thread
-    /// or many.
+    /// core: the text in runs of pieces, two threads a run, one from each
+    /// end, meeting wherever the text's cost puts them (equal bytes are not
+    /// equal work: a run of CJK or of hashes costs more). Every piece is
+    /// encoded on its own anyway, so the spans are the same on one thread or
+    /// many.
     pub fn token_spans(&self, text: &str) -> Result<Vec<(u32, u32)>> {
         let segments = token_segments(text);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(segments.len());
-        let mut spans = if threads < 2 {
-            self.segment_spans(text, &segments)?
-        } else {
-            let runs = runs_by_bytes(&segments, threads);
-            let parts: Vec<Result<Vec<(u32, u32)>>> = std::thread::scope(|scope| {
-                let mut rest =
-                    runs[1..].iter().map(|run| scope.spawn(|| self.segment_spans(text, run))).collect::<Vec<_>>();
-                let first = self.segment_spans(text, runs[0]);
-                std::iter::once(first)
-                    .chain(rest.drain(..).map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))))
-                    .collect()
-            });
-            // The first run's spans, the others' appended (one copy of those).
-            let mut parts = parts.into_iter();
-            let mut all = parts.next().expect("one run at least")?;
-            let rest: Vec<Vec<(u32, u32)>> = parts.collect::<Result<_>>()?;
-            all.reserve(rest.iter().map(Vec::len).sum());
-            for part in rest {
-                all.extend(part);
+        if threads < 2 {
+            return self.segment_spans(text, &segments);
+        }
+        let runs = runs_by_bytes(&segments, threads.div_ceil(2));
+        let parts: Vec<Result<Vec<(u32, u32)>>> = std::thread::scope(|scope| {
+            let mut rest = runs[1..]
+                .iter()
+                .map(|run| scope.spawn(|| self.run_spans_from_both_ends(text, run)))
+                .collect::<Vec<_>>();
+            let first = self.run_spans_from_both_ends(text, runs[0]);
+            std::iter::once(first)
+                .chain(rest.drain(..).map(|h| h.join().unwrap_or_else(|p| resume_unwind(p))))
+                .collect()
+        });
+        // The first run's spans, the others' appended (one copy of those).
+        let mut parts = parts.into_iter();
+        let mut all = parts.next().expect("one run at least")?;
+        let rest: Vec<Vec<(u32, u32)>> = parts.collect::<Result<_>>()?;
+        append_all(&mut all, rest);
+        Ok(all)
+    }
+
+    /// The spans of a run of pieces, tokenized by this thread from the front
+    /// and by another from the back, each into one list.
+    fn run_spans_from_both_ends(&self, text: &str, run: &[Range<usize>]) -> Result<Vec<(u32, u32)>> {
+        let left = std::sync::Mutex::new(0..run.len());
+        let take = |front: bool| {
+            let mut left = left.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if front {
+                left.next()
+            } else {
+                left.next_back()
             }
-            all
         };
+        // On an error the other thread is left nothing more to do.
+        let stop = || *left.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = 0..0;
+        let tokenize = |front: bool| {
+            let mut spans = Vec::with_capacity(segments_bytes(run) / 2);
+            // Where each piece's spans start (the back's pieces come last first).
+            let mut starts = Vec::new();
+            while let Some(i) = take(front) {
+                starts.push(spans.len());
+                self.spans_into(text, &run[i..=i], &mut spans).inspect_err(|_| stop())?;
+            }
+            Ok::<_, Error>((spans, starts))
+        };
+        let (front, back) = std::thread::scope(|scope| {
+            let back = scope.spawn(|| tokenize(false));
+            (tokenize(true), back.join().unwrap_or_else(|p| resume_unwind(p)))
+        });
+        let (mut spans, _) = front?;
+        let (back, starts) = back?;
+        spans.reserve(back.len());
+        for (k, &start) in starts.iter().enumerate().rev() {
+            spans.extend_from_slice(&back[start..starts.get(k + 1).copied().unwrap_or(back.len())]);
+        }
         Ok(spans)
     }
 
@@ -227,8 +264,14 @@ impl Tokenizer {
     fn segment_spans(&self, text: &str, segments: &[Range<usize>]) -> Result<Vec<(u32, u32)>> {
         // About a token per 3 to 4 bytes of prose (2 of CJK text): reserved once
         // rather than grown (each growth copies every span and touches fresh pages).
-        let bytes = segments.last().map_or(0, |s| s.end) - segments.first().map_or(0, |s| s.start);
-        let mut spans = Vec::with_capacity(bytes / 2);
+        let mut spans = Vec::with_capacity(segments_bytes(segments) / 2);
+        self.spans_into(text, segments, &mut spans)?;
+        Ok(spans)
+    }
+
+    /// [`Tokenizer::segment_spans`], appended to `spans`.
+    fn spans_into(&self, text: &str, segments: &[Range<usize>], spans: &mut Vec<(u32, u32)>) -> Result<()> {
+        let from = spans.len();
         // One `encode` of a whole book holds every token's string and several
         // arrays per token (hundreds of MB for a few MB of text; BPE's merge
         // state alone is ~56 bytes per byte of one pre-token). Encoding piece
@@ -257,12 +300,25 @@ impl Tokenizer {
                 }
             }
         }
-        // Snapped here, on the run's own thread, rather than after the join.
-        for span in &mut spans {
+        // Snapped here, on the piece's own thread, rather than after the join.
+        for span in &mut spans[from..] {
             span.0 = floor_char_boundary(text, span.0 as usize) as u32;
             span.1 = ceil_char_boundary(text, span.1 as usize) as u32;
         }
-        Ok(spans)
+        Ok(())
+    }
+}
+
+/// The bytes `segments` (in order, adjoining) cover.
+fn segments_bytes(segments: &[Range<usize>]) -> usize {
+    segments.last().map_or(0, |s| s.end) - segments.first().map_or(0, |s| s.start)
+}
+
+/// `parts` appended to `all`, in order, reserved once.
+fn append_all(all: &mut Vec<(u32, u32)>, parts: Vec<Vec<(u32, u32)>>) {
+    all.reserve(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        all.extend(part);
     }
 }
 
@@ -604,7 +660,7 @@ impl SpanIndex {
             std::thread::scope(|scope| {
                 let ended = scope.spawn(ended_table);
                 let started = Self::table(&spans, |s| s.0);
-                (started, ended.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                (started, ended.join().unwrap_or_else(|panic| resume_unwind(panic)))
             })
         };
         SpanIndex { spans, ends, started_before, ended_before }

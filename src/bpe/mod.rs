@@ -156,10 +156,10 @@ impl Bpe {
     #[inline]
     fn char_part(&self, part: &[u8], code: u32, memo: &mut Memo, each: &mut impl FnMut(usize)) {
         if memo.chars.is_empty() {
-            memo.chars = vec![0; 1 << 16];
+            memo.chars = vec![Memo::NO_CHAR; 1 << 16];
         }
         let slot = &mut memo.chars[code as usize];
-        if *slot == 0 {
+        if *slot == Memo::NO_CHAR {
             // At most 3 tokens of at most 3 bytes: the count, then each length.
             let (mut packed, mut n) = (0u8, 0);
             self.merged(part, &mut |len| {
@@ -221,7 +221,7 @@ struct Memo {
     /// the low 4 bits, then 4 bits a token). Empty until first used.
     slots: Vec<(u128, u64)>,
     /// The tokens of each char of the BMP met as a part of its own, by code
-    /// point: the count in the low 2 bits, then 2 bits a length; 0 when not
+    /// point: the count in the low 2 bits, then 2 bits a length; [`Memo::NO_CHAR`] when not
     /// merged yet. An index instead of a hash.
     chars: Vec<u8>,
 }
@@ -231,14 +231,21 @@ impl Memo {
     /// the key, and at most 15 token lengths of at most 15 the value.
     const LONGEST: usize = 15;
     const SLOTS: usize = 1 << 13;
+    /// An empty slot's key, no piece's (a key's top byte is its piece's
+    /// length, at most 15). Not 0: a table of zeros is mapped to the zero
+    /// page and copied on each first write, a flush of the other core's
+    /// TLB each time (~2 ms a thread on a 0.7 MB file); this one is
+    /// written when made.
+    const NO_PIECE: u128 = u128::MAX;
+    /// A char not merged yet: no char's tokens (three of three bytes).
+    const NO_CHAR: u8 = u8::MAX;
 
     /// The first of the two slots `piece` (at most [`Memo::LONGEST`] bytes)
     /// may be in, and its key.
     #[inline]
     fn slot(&mut self, piece: &[u8]) -> (usize, u128) {
         if self.slots.is_empty() {
-            // Key 0 is no piece's: a key holds its piece's length.
-            self.slots = vec![(0, 0); Self::SLOTS];
+            self.slots = vec![(Self::NO_PIECE, 0); Self::SLOTS];
         }
         let mut bytes = [0u8; 16];
         bytes[..piece.len()].copy_from_slice(piece);

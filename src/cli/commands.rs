@@ -149,10 +149,22 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
     let written = emit_with(cmd.output.as_deref(), &mut |out| {
         let mut records = RecordWriter::new(cmd.format, config.unit, &doc.text);
         let mut write_error = None;
-        let cut = chunker.chunk_document_each(&doc, &mut |c| {
-            if write_error.is_none() {
-                write_error = records.write(out, &c, None).err();
+        // The cut runs on a second thread and each record is written here
+        // as its chunk arrives: the JSON of a book's chunks costs about what
+        // cutting them does, and the second core is idle after tokenizing.
+        let (send, chunks) = std::sync::mpsc::sync_channel(1024);
+        let cut = std::thread::scope(|scope| {
+            let cutter = scope.spawn(|| {
+                let send = send;
+                // A closed channel is a failed write: the writer says why.
+                chunker.chunk_document_each(&doc, &mut |c| drop(send.send(c)))
+            });
+            for c in chunks {
+                if write_error.is_none() {
+                    write_error = records.write(out, &c, None).err();
+                }
             }
+            cutter.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         });
         if let Err(e) = cut {
             chunk_error = Some(e);

@@ -84,41 +84,11 @@ const STOPWORD_BYTES: usize = 6;
 
 /// The language of a set of documents taken together.
 pub fn text_language(texts: &[&str]) -> TextLanguage {
-    let (mut han, mut kana, mut hangul, mut latin, mut other) = (0usize, 0usize, 0usize, 0usize, 0usize);
-    let mut votes = [0usize; STOPWORDS.len()];
+    let mut tally = Tally::default();
     for text in texts {
-        let sample = match text.char_indices().nth(SAMPLE_CHARS) {
-            Some((i, _)) => &text[..i],
-            None => text,
-        };
-        for c in sample.chars().filter(|&c| crate::segment::is_letter(c)) {
-            match c as u32 {
-                0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => kana += 1,
-                0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F => hangul += 1,
-                _ if crate::segment::is_cjk(c) => han += 1,
-                _ if (c as u32) < 0x250 || (0x1E00..=0x1EFF).contains(&(c as u32)) => latin += 1,
-                _ => other += 1,
-            }
-        }
-        let mut vote = |lower: &str| {
-            for (i, (_, _, words)) in STOPWORDS.iter().enumerate() {
-                votes[i] += usize::from(words.contains(&lower));
-            }
-        };
-        let words = sample.split(|c: char| !crate::segment::is_letter_or_digit(c));
-        for word in words.filter(|w| !w.is_empty() && w.len() <= STOPWORD_BYTES) {
-            // Lowercased on the stack: most words are short and ASCII.
-            let mut ascii = [0u8; STOPWORD_BYTES];
-            match ascii.get_mut(..word.len()).filter(|_| word.is_ascii()) {
-                Some(lower) => {
-                    lower.copy_from_slice(word.as_bytes());
-                    lower.make_ascii_lowercase();
-                    vote(std::str::from_utf8(lower).unwrap_or_default());
-                }
-                None => vote(&word.to_lowercase()),
-            }
-        }
+        tally.sample(text);
     }
+    let Tally { han, kana, hangul, latin, other, votes } = tally;
     let letters = (han + kana + hangul + latin + other) as f64;
     if letters == 0.0 {
         return TextLanguage::ENGLISH;
@@ -143,6 +113,102 @@ pub fn text_language(texts: &[&str]) -> TextLanguage {
         return TextLanguage { code: STOPWORDS[best].0, name: STOPWORDS[best].1 };
     }
     TextLanguage::ENGLISH
+}
+
+/// Letters by script and stopwords by language, counted in one pass.
+#[derive(Default)]
+struct Tally {
+    han: usize,
+    kana: usize,
+    hangul: usize,
+    latin: usize,
+    other: usize,
+    votes: [usize; STOPWORDS.len()],
+}
+
+impl Tally {
+    /// Count the first [`SAMPLE_CHARS`] chars of `text`.
+    fn sample(&mut self, text: &str) {
+        use crate::segment::{is_letter, is_letter_or_digit};
+        let mut word_start = None;
+        let mut end = text.len();
+        for (taken, (i, c)) in text.char_indices().enumerate() {
+            if taken == SAMPLE_CHARS {
+                end = i;
+                break;
+            }
+            if is_letter(c) {
+                self.letter(c);
+            }
+            if is_letter_or_digit(c) {
+                word_start.get_or_insert(i);
+            } else if let Some(from) = word_start.take() {
+                self.word(&text[from..i]);
+            }
+        }
+        if let Some(from) = word_start {
+            self.word(&text[from..end]);
+        }
+    }
+
+    fn letter(&mut self, c: char) {
+        match c as u32 {
+            0..=0x24F | 0x1E00..=0x1EFF => self.latin += 1,
+            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => self.kana += 1,
+            0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F => self.hangul += 1,
+            _ if crate::segment::is_cjk(c) => self.han += 1,
+            _ => self.other += 1,
+        }
+    }
+
+    /// A word (letters and digits): a vote for each language it is a stopword of.
+    fn word(&mut self, word: &str) {
+        if word.len() > STOPWORD_BYTES {
+            return;
+        }
+        let key = if word.is_ascii() {
+            packed(word.bytes().map(|b| b.to_ascii_lowercase()))
+        } else {
+            packed(word.to_lowercase().bytes())
+        };
+        let Some(languages) = key.and_then(stopword_languages) else { return };
+        for (i, vote) in self.votes.iter_mut().enumerate() {
+            *vote += usize::from(languages >> i & 1);
+        }
+    }
+}
+
+/// A word's bytes as one number (a lookup compares numbers, not strings);
+/// None when longer than any stopword.
+fn packed(bytes: impl Iterator<Item = u8>) -> Option<u64> {
+    let mut key = 0u64;
+    for (i, b) in bytes.enumerate() {
+        if i >= STOPWORD_BYTES {
+            return None;
+        }
+        key |= u64::from(b) << (8 * i);
+    }
+    Some(key)
+}
+
+/// The languages `word` (lowercase, [`packed`]) is a stopword of, bit i
+/// for `STOPWORDS[i]` (some are two languages' stopwords: "que", "de").
+fn stopword_languages(word: u64) -> Option<u8> {
+    static BY_WORD: std::sync::LazyLock<Vec<(u64, u8)>> = std::sync::LazyLock::new(|| {
+        let mut by_word: Vec<(u64, u8)> = Vec::new();
+        for (i, (_, _, words)) in STOPWORDS.iter().enumerate() {
+            for word in *words {
+                let key = packed(word.bytes()).expect("stopwords are short");
+                match by_word.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, languages)) => *languages |= 1 << i,
+                    None => by_word.push((key, 1 << i)),
+                }
+            }
+        }
+        by_word.sort_unstable();
+        by_word
+    });
+    BY_WORD.binary_search_by_key(&word, |&(k, _)| k).ok().map(|i| BY_WORD[i].1)
 }
 
 /// The languages a model reads, as far as anyone can tell.
