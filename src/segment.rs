@@ -216,6 +216,7 @@ fn is_abbreviation(slice: &str, dot: usize, end: usize) -> bool {
 #[inline]
 pub fn is_letter(c: char) -> bool {
     match c as u32 {
+        0..=0x7F => c.is_ascii_alphabetic(),
         0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3 => true,
         code if is_common_punctuation(code) => false,
         _ => c.is_alphabetic(),

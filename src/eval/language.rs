@@ -130,24 +130,31 @@ impl Tally {
     /// Count the first [`SAMPLE_CHARS`] chars of `text`.
     fn sample(&mut self, text: &str) {
         use crate::segment::{is_letter, is_letter_or_digit};
+        let bytes = text.as_bytes();
         let mut word_start = None;
-        let mut end = text.len();
-        for (taken, (i, c)) in text.char_indices().enumerate() {
-            if taken == SAMPLE_CHARS {
-                end = i;
-                break;
-            }
-            if is_letter(c) {
-                self.letter(c);
-            }
-            if is_letter_or_digit(c) {
-                word_start.get_or_insert(i);
+        let (mut at, mut taken) = (0, 0);
+        while at < bytes.len() && taken < SAMPLE_CHARS {
+            // ASCII (most of most text) without decoding a char.
+            let (len, word_char) = if bytes[at].is_ascii() {
+                self.latin += usize::from(bytes[at].is_ascii_alphabetic());
+                (1, bytes[at].is_ascii_alphanumeric())
+            } else {
+                let c = text[at..].chars().next().unwrap_or_default();
+                if is_letter(c) {
+                    self.letter(c);
+                }
+                (c.len_utf8(), is_letter_or_digit(c))
+            };
+            if word_char {
+                word_start.get_or_insert(at);
             } else if let Some(from) = word_start.take() {
-                self.word(&text[from..i]);
+                self.word(&text[from..at]);
             }
+            at += len;
+            taken += 1;
         }
         if let Some(from) = word_start {
-            self.word(&text[from..end]);
+            self.word(&text[from..at]);
         }
     }
 
