@@ -11,7 +11,8 @@
 //! - `{name}.cross_index` / `{name}.cross`: for each pair of bytes, the
 //!   tokens (rank, offset) in which that pair straddles a char boundary and
 //!   either byte is not ASCII, by pair (CSR: 65,537 u32 LE starts, then
-//!   (rank, offset) u32 LE pairs): where none of them lies across a
+//!   (rank, offset, context, mask) u32 LE each, the context being the
+//!   token's bytes around the pair): where none of them lies across a
 //!   boundary of a piece, no merge can cross it (see src/bpe/split.rs);
 //! - `classes.bmp` / `classes.astral`: the Unicode classes the encodings'
 //!   pre-tokenizers test (letters, numbers, white space, and o200k's
@@ -82,14 +83,31 @@ fn write_crossings(out: &Path, name: &str, tokens: &[Vec<u8>]) {
     let (mut index, mut entries) = (vec![0u32], Vec::new());
     for list in &by_pair {
         for &(rank, j) in list {
-            entries.extend_from_slice(&rank.to_le_bytes());
-            entries.extend_from_slice(&j.to_le_bytes());
+            let (context, mask) = pair_context(&tokens[rank as usize], j as usize);
+            for field in [rank, j, context, mask] {
+                entries.extend_from_slice(&field.to_le_bytes());
+            }
         }
-        index.push((entries.len() / 8) as u32);
+        index.push((entries.len() / 16) as u32);
     }
     let index: Vec<u8> = index.iter().flat_map(|x| x.to_le_bytes()).collect();
     std::fs::write(out.join(format!("{name}.cross_index")), index).expect("writes OUT_DIR");
     std::fs::write(out.join(format!("{name}.cross")), entries).expect("writes OUT_DIR");
+}
+
+/// The token's two bytes before the pair that ends at `j` and its two
+/// after it (LE, in that order), and a mask of those it has: a crossing
+/// check compares these with the text's first and reads the token itself
+/// only when they agree (src/bpe/table.rs `crossed`).
+fn pair_context(token: &[u8], j: usize) -> (u32, u32) {
+    let (mut context, mut mask) = (0u32, 0u32);
+    for (k, at) in [j.checked_sub(3), j.checked_sub(2), Some(j + 1), Some(j + 2)].into_iter().enumerate() {
+        if let Some(&byte) = at.and_then(|at| token.get(at)) {
+            context |= u32::from(byte) << (8 * k);
+            mask |= 0xFF << (8 * k);
+        }
+    }
+    (context, mask)
 }
 
 /// The class bits of src/bpe/classes.rs, in its order.

@@ -15,7 +15,9 @@ pub struct Table {
     /// For each byte pair, where its tokens that straddle a char boundary
     /// start in `cross` (u32 LE, 65,537 of them; build.rs says which).
     cross_index: &'static [u8],
-    /// (rank, offset of the pair's second byte in the token), u32 LE each.
+    /// (rank, offset of the pair's second byte in the token, the token's
+    /// two bytes before the pair and two after it, a mask of those it has),
+    /// u32 LE each.
     cross: &'static [u8],
 }
 
@@ -56,14 +58,25 @@ impl Table {
     pub fn crossed(&self, piece: &[u8], at: usize) -> bool {
         let pair = usize::from(piece[at - 1]) << 8 | usize::from(piece[at]);
         let (from, to) = (u32_at(self.cross_index, pair) as usize, u32_at(self.cross_index, pair + 1) as usize);
+        if from == to {
+            return false;
+        }
+        // The text's two bytes before the pair and two after it, as the
+        // tokens' contexts hold theirs: most candidates differ there, and
+        // are ruled out without reading the token.
+        let byte = |i: Option<usize>| i.and_then(|i| piece.get(i)).map_or(0, |&b| u32::from(b));
+        let context = byte(at.checked_sub(3))
+            | byte(at.checked_sub(2)) << 8
+            | byte(Some(at + 1)) << 16
+            | byte(Some(at + 2)) << 24;
         (from..to).any(|e| {
-            let (rank, offset) = (u32_at(self.cross, 2 * e), u32_at(self.cross, 2 * e + 1) as usize);
+            let (rank, offset) = (u32_at(self.cross, 4 * e), u32_at(self.cross, 4 * e + 1) as usize);
+            let (theirs, mask) = (u32_at(self.cross, 4 * e + 2), u32_at(self.cross, 4 * e + 3));
+            if (context ^ theirs) & mask != 0 || at < offset {
+                return false;
+            }
             let token = self.token(rank);
-            // Most candidates end past the piece or differ at their first byte.
-            at >= offset
-                && piece
-                    .get(at - offset..at - offset + token.len())
-                    .is_some_and(|window| window[0] == token[0] && window == token)
+            piece.get(at - offset..at - offset + token.len()).is_some_and(|window| window == token)
         })
     }
 
