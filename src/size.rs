@@ -625,19 +625,17 @@ pub struct SpanIndex {
     /// Span ends, sorted, when they are not already in order in `spans`
     /// (they normally are: no copy then).
     ends: Option<Vec<u32>>,
-    /// How many spans start before each multiple of a bucket's bytes, and
-    /// how many end before it: a count reads a bucket of a few spans instead
-    /// of binary-searching millions (packers in tokens ask for sizes
-    /// millions of times a pass, and that search was 70–90 % of it on a
-    /// 9 MB text).
+    /// How many spans start before each multiple of [`SpanIndex::BUCKET`]
+    /// bytes, and how many end before it: a count reads a bucket of a few
+    /// spans instead of binary-searching millions (packers in tokens ask
+    /// for sizes millions of times a pass, and that search was 70–90 % of
+    /// it on a 9 MB text).
     started_before: Vec<u32>,
     ended_before: Vec<u32>,
-    /// A bucket is `1 << shift` bytes: about four spans (8 bytes for the
-    /// tokens of Chinese text, 16 for English ones, 64 at most).
-    shift: u32,
 }
 
 impl SpanIndex {
+    const BUCKET: usize = 64;
     /// Spans from which the two tables are built side by side.
     const TWO_THREADS: usize = 1 << 16;
 
@@ -650,35 +648,33 @@ impl SpanIndex {
             ends.sort_unstable();
             ends
         });
-        let bytes_per_span = spans.last().map_or(0, |s| s.1 as usize) / spans.len().max(1);
-        let shift = (4 * bytes_per_span).max(1).ilog2().clamp(3, 6);
         let ended_table = || match &ends {
-            Some(ends) => Self::table(ends, |&e| e, shift),
-            None => Self::table(&spans, |s| s.1, shift),
+            Some(ends) => Self::table(ends, |&e| e),
+            None => Self::table(&spans, |s| s.1),
         };
         // Each table is a pass over every span: on a book's million tokens,
         // one on each core (this runs once per document and tokenizer).
         let (started_before, ended_before) = if spans.len() < Self::TWO_THREADS {
-            (Self::table(&spans, |s| s.0, shift), ended_table())
+            (Self::table(&spans, |s| s.0), ended_table())
         } else {
             std::thread::scope(|scope| {
                 let ended = scope.spawn(ended_table);
-                let started = Self::table(&spans, |s| s.0, shift);
+                let started = Self::table(&spans, |s| s.0);
                 (started, ended.join().unwrap_or_else(|panic| resume_unwind(panic)))
             })
         };
-        SpanIndex { spans, ends, started_before, ended_before, shift }
+        SpanIndex { spans, ends, started_before, ended_before }
     }
 
-    /// For each multiple b << shift up to past the last key, how many of
-    /// the `sorted` keys are below it.
-    fn table<T>(sorted: &[T], key: impl Fn(&T) -> u32, shift: u32) -> Vec<u32> {
+    /// For each multiple b·BUCKET up to past the last key, how many of the
+    /// `sorted` keys are below it.
+    fn table<T>(sorted: &[T], key: impl Fn(&T) -> u32) -> Vec<u32> {
         let last = sorted.last().map_or(0, |t| key(t) as usize);
-        let buckets = (last >> shift) + 1;
+        let buckets = last / Self::BUCKET + 1;
         let mut table = Vec::with_capacity(buckets + 1);
         let mut i = 0;
         for b in 0..=buckets {
-            while i < sorted.len() && (key(&sorted[i]) as usize) < b << shift {
+            while i < sorted.len() && (key(&sorted[i]) as usize) < b * Self::BUCKET {
                 i += 1;
             }
             table.push(i as u32);
@@ -687,8 +683,8 @@ impl SpanIndex {
     }
 
     /// How many of the `sorted` keys are below `t`, by `table` (see [`Self::table`]).
-    fn below<T>(sorted: &[T], key: impl Fn(&T) -> u32, table: &[u32], shift: u32, t: usize) -> usize {
-        let b = t >> shift;
+    fn below<T>(sorted: &[T], key: impl Fn(&T) -> u32, table: &[u32], t: usize) -> usize {
+        let b = t / Self::BUCKET;
         if b + 1 >= table.len() {
             return sorted.len();
         }
@@ -701,11 +697,11 @@ impl SpanIndex {
         if range.end <= range.start {
             return 0;
         }
-        let started = Self::below(&self.spans, |s| s.0, &self.started_before, self.shift, range.end);
+        let started = Self::below(&self.spans, |s| s.0, &self.started_before, range.end);
         // Ended at or before the start: below start + 1.
         let ended = match &self.ends {
-            Some(ends) => Self::below(ends, |&e| e, &self.ended_before, self.shift, range.start + 1),
-            None => Self::below(&self.spans, |s| s.1, &self.ended_before, self.shift, range.start + 1),
+            Some(ends) => Self::below(ends, |&e| e, &self.ended_before, range.start + 1),
+            None => Self::below(&self.spans, |s| s.1, &self.ended_before, range.start + 1),
         };
         started.saturating_sub(ended)
     }
