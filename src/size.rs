@@ -271,7 +271,6 @@ impl Tokenizer {
 
     /// [`Tokenizer::segment_spans`], appended to `spans`.
     fn spans_into(&self, text: &str, segments: &[Range<usize>], spans: &mut Vec<(u32, u32)>) -> Result<()> {
-        let from = spans.len();
         // One `encode` of a whole book holds every token's string and several
         // arrays per token (hundreds of MB for a few MB of text; BPE's merge
         // state alone is ~56 bytes per byte of one pre-token). Encoding piece
@@ -284,8 +283,10 @@ impl Tokenizer {
             match self {
                 Tokenizer::Tiktoken { bpe, .. } => {
                     let mut pos = base;
+                    // Snapped to char boundaries as they are made (a byte-level
+                    // token may end inside a char).
                     bpe.token_lens(piece, |len| {
-                        spans.push((pos as u32, (pos + len) as u32));
+                        spans.push((floor_char_boundary(text, pos) as u32, ceil_char_boundary(text, pos + len) as u32));
                         pos += len;
                     });
                 }
@@ -294,16 +295,12 @@ impl Tokenizer {
                     spans.reserve(enc.len());
                     for &(s, e) in enc.get_offsets() {
                         if e > s {
-                            spans.push(((base + s) as u32, (base + e) as u32));
+                            let (s, e) = (floor_char_boundary(text, base + s), ceil_char_boundary(text, base + e));
+                            spans.push((s as u32, e as u32));
                         }
                     }
                 }
             }
-        }
-        // Snapped here, on the piece's own thread, rather than after the join.
-        for span in &mut spans[from..] {
-            span.0 = floor_char_boundary(text, span.0 as usize) as u32;
-            span.1 = ceil_char_boundary(text, span.1 as usize) as u32;
         }
         Ok(())
     }
@@ -640,10 +637,17 @@ impl SpanIndex {
     const TWO_THREADS: usize = 1 << 16;
 
     pub fn new(mut spans: Vec<(u32, u32)>) -> Self {
-        if !spans.is_sorted_by_key(|s| s.0) {
-            spans.sort_unstable();
+        // Both orders checked in one pass over a book's million spans.
+        let (mut by_start, mut by_end) = (true, true);
+        for pair in spans.windows(2) {
+            by_start &= pair[0].0 <= pair[1].0;
+            by_end &= pair[0].1 <= pair[1].1;
         }
-        let ends = (!spans.is_sorted_by_key(|s| s.1)).then(|| {
+        if !by_start {
+            spans.sort_unstable();
+            by_end = spans.is_sorted_by_key(|s| s.1);
+        }
+        let ends = (!by_end).then(|| {
             let mut ends: Vec<u32> = spans.iter().map(|s| s.1).collect();
             ends.sort_unstable();
             ends
