@@ -223,10 +223,12 @@ pub fn is_letter(c: char) -> bool {
     }
 }
 
-/// `c.is_alphanumeric()`, fast for CJK text as [`is_letter`] is.
+/// `c.is_numeric()` for a char that is no letter (`is_letter(c)` false),
+/// fast for CJK text as [`is_letter`] is: `is_letter(c) ||
+/// is_digit_not_letter(c)` is `c.is_alphanumeric()`.
 #[inline]
-pub fn is_letter_or_digit(c: char) -> bool {
-    is_letter(c) || (!is_common_punctuation(c as u32) && c.is_numeric())
+pub fn is_digit_not_letter(c: char) -> bool {
+    !is_common_punctuation(c as u32) && c.is_numeric()
 }
 
 /// General punctuation (quotes, dashes), CJK punctuation (、。《》「」【】)
@@ -310,7 +312,7 @@ mod tests {
     fn the_fast_letter_tests_agree_with_unicode_on_every_char() {
         for c in (0..=0x10FFFF).filter_map(char::from_u32) {
             assert_eq!(is_letter(c), c.is_alphabetic(), "{c:?}");
-            assert_eq!(is_letter_or_digit(c), c.is_alphanumeric(), "{c:?}");
+            assert_eq!(is_letter(c) || is_digit_not_letter(c), c.is_alphanumeric(), "{c:?}");
         }
     }
 

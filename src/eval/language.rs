@@ -129,7 +129,7 @@ struct Tally {
 impl Tally {
     /// Count the first [`SAMPLE_CHARS`] chars of `text`.
     fn sample(&mut self, text: &str) {
-        use crate::segment::{is_letter, is_letter_or_digit};
+        use crate::segment::{is_digit_not_letter, is_letter};
         let bytes = text.as_bytes();
         let mut word_start = None;
         let (mut at, mut taken) = (0, 0);
@@ -140,10 +140,11 @@ impl Tally {
                 (1, bytes[at].is_ascii_alphanumeric())
             } else {
                 let c = text[at..].chars().next().unwrap_or_default();
-                if is_letter(c) {
+                let letter = is_letter(c);
+                if letter {
                     self.letter(c);
                 }
-                (c.len_utf8(), is_letter_or_digit(c))
+                (c.len_utf8(), letter || is_digit_not_letter(c))
             };
             if word_char {
                 word_start.get_or_insert(at);
