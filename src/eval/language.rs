@@ -201,22 +201,36 @@ fn packed(bytes: impl Iterator<Item = u8>) -> Option<u64> {
 
 /// The languages `word` (lowercase, [`packed`]) is a stopword of, bit i
 /// for `STOPWORDS[i]` (some are two languages' stopwords: "que", "de").
+/// Tens of thousands of short words are looked up per document: a small
+/// open-addressing table, one multiply and a probe or two each.
 fn stopword_languages(word: u64) -> Option<u8> {
-    static BY_WORD: std::sync::LazyLock<Vec<(u64, u8)>> = std::sync::LazyLock::new(|| {
-        let mut by_word: Vec<(u64, u8)> = Vec::new();
+    const SLOTS: usize = 512;
+    fn slot_of(key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize
+    }
+    static TABLE: std::sync::LazyLock<Vec<(u64, u8)>> = std::sync::LazyLock::new(|| {
+        // Key 0 is empty: a packed word has a non-zero first byte.
+        let mut table = vec![(0u64, 0u8); SLOTS];
         for (i, (_, _, words)) in STOPWORDS.iter().enumerate() {
             for word in *words {
                 let key = packed(word.bytes()).expect("stopwords are short");
-                match by_word.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, languages)) => *languages |= 1 << i,
-                    None => by_word.push((key, 1 << i)),
+                let mut slot = slot_of(key);
+                while table[slot].0 != 0 && table[slot].0 != key {
+                    slot = (slot + 1) % SLOTS;
                 }
+                table[slot] = (key, table[slot].1 | 1 << i);
             }
         }
-        by_word.sort_unstable();
-        by_word
+        table
     });
-    BY_WORD.binary_search_by_key(&word, |&(k, _)| k).ok().map(|i| BY_WORD[i].1)
+    let mut slot = slot_of(word);
+    loop {
+        match TABLE[slot] {
+            (0, _) => return None,
+            (key, languages) if key == word => return Some(languages),
+            _ => slot = (slot + 1) % SLOTS,
+        }
+    }
 }
 
 /// The languages a model reads, as far as anyone can tell.
