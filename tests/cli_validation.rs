@@ -677,3 +677,27 @@ mod model {
         assert!(!err.contains("onnxruntime") && err.lines().count() == 1, "{err}");
     }
 }
+
+/// `--overlap` given to a strategy whose chunks never overlap is a warning,
+/// said once (a corpus of many files too), and the cut is the same as without it.
+#[test]
+fn an_overlap_a_strategy_never_reads_is_a_warning_said_once() {
+    let dir = Dir::new();
+    let a = dir.write("a.md", DOC.as_bytes());
+    dir.write("b.md", DOC.as_bytes());
+    let warned = run(&["chunk", &a, "--strategy", "fast", "--size", "40", "--overlap", "5"]);
+    let plain = run(&["chunk", &a, "--strategy", "fast", "--size", "40"]);
+    assert!(warned.status.success() && plain.status.success());
+    assert_eq!(warned.stdout, plain.stdout, "the same chunks");
+    let err = String::from_utf8_lossy(&warned.stderr);
+    assert_eq!(err.trim(), "chunktui: warning: fast cuts chunks that never overlap: --overlap 5 has no effect");
+    assert!(plain.stderr.is_empty(), "{}", String::from_utf8_lossy(&plain.stderr));
+    let folder = dir.root().to_string_lossy().into_owned();
+    let many = run(&["chunk", &folder, "--strategy", "document", "--overlap", "5"]);
+    assert!(many.status.success(), "{}", String::from_utf8_lossy(&many.stderr));
+    assert_eq!(String::from_utf8_lossy(&many.stderr).matches("never overlap").count(), 1, "said once");
+    for read in [&["--strategy", "recursive", "--overlap", "5"][..], &["--strategy", "fast", "--overlap", "0"]] {
+        let out = run(&[&["chunk", a.as_str(), "--size", "40"][..], read].concat());
+        assert!(out.status.success() && out.stderr.is_empty(), "{read:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

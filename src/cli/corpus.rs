@@ -35,6 +35,7 @@ fn settings(flags: &ChunkFlags, file: &Path, doc: &Document) -> Result<ChunkConf
         }
     }
     super::model::choose(&mut config, named, &[&doc.text]);
+    super::prepare::warn_if_overlap_unread(flags, &config);
     Ok(config)
 }
 

@@ -153,6 +153,7 @@ pub fn prepare(flags: &super::args::ChunkFlags, file: &Path) -> Result<(ChunkCon
         eprintln!("chunktui: warning: replaced {} invalid UTF-8 sequence(s) with U+FFFD", doc.replaced_invalid_bytes);
     }
     let model = super::model::choose(&mut config, named, &[&doc.text]);
+    warn_if_overlap_unread(flags, &config);
     if model.is_multilingual() && config.strategy.needs_model() {
         eprintln!("chunktui: model {}", model.reason);
     }
@@ -161,6 +162,21 @@ pub fn prepare(flags: &super::args::ChunkFlags, file: &Path) -> Result<(ChunkCon
         eprintln!("chunktui: {report}");
     }
     Ok((config, doc, chunker))
+}
+
+/// `--overlap N` given to a strategy whose chunks never overlap (fast,
+/// document, json, code, the model strategies): said once a process, as a
+/// warning, since the cut is the same with it or without.
+pub fn warn_if_overlap_unread(flags: &super::args::ChunkFlags, config: &ChunkConfig) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static SAID: AtomicBool = AtomicBool::new(false);
+    let unread = config.strategy.spec().overlap == crate::strategy::OverlapRule::None;
+    if flags.overlap.is_some() && config.overlap > 0 && unread && !SAID.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "chunktui: warning: {} cuts chunks that never overlap: --overlap {} has no effect",
+            config.strategy, config.overlap
+        );
+    }
 }
 
 /// Mark the files the settings name as inputs before an output is checked:
