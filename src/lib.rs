@@ -40,6 +40,7 @@ pub mod io;
 pub mod languages;
 pub mod lint;
 pub mod measure;
+pub mod parallel;
 pub mod post_chunking;
 pub mod protect;
 pub mod segment;

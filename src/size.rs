@@ -247,10 +247,7 @@ impl Tokenizer {
             }
             Ok::<_, Error>((spans, starts))
         };
-        let (front, back) = std::thread::scope(|scope| {
-            let back = scope.spawn(|| tokenize(false));
-            (tokenize(true), back.join().unwrap_or_else(|p| resume_unwind(p)))
-        });
+        let (back, front) = crate::parallel::join(|| tokenize(false), || tokenize(true));
         let (mut spans, _) = front?;
         let (back, starts) = back?;
         spans.reserve(back.len());
@@ -661,11 +658,8 @@ impl SpanIndex {
         let (started_before, ended_before) = if spans.len() < Self::TWO_THREADS {
             (Self::table(&spans, |s| s.0), ended_table())
         } else {
-            std::thread::scope(|scope| {
-                let ended = scope.spawn(ended_table);
-                let started = Self::table(&spans, |s| s.0);
-                (started, ended.join().unwrap_or_else(|panic| resume_unwind(panic)))
-            })
+            let (ended, started) = crate::parallel::join(ended_table, || Self::table(&spans, |s| s.0));
+            (started, ended)
         };
         SpanIndex { spans, ends, started_before, ended_before }
     }

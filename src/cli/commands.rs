@@ -153,19 +153,19 @@ fn chunk(mut cmd: ChunkCmd) -> Result<()> {
         // as its chunk arrives: the JSON of a book's chunks costs about what
         // cutting them does, and the second core is idle after tokenizing.
         let (send, chunks) = std::sync::mpsc::sync_channel(1024);
-        let cut = std::thread::scope(|scope| {
-            let cutter = scope.spawn(|| {
-                let send = send;
-                // A closed channel is a failed write: the writer says why.
-                chunker.chunk_document_each(&doc, &mut |c| drop(send.send(c)))
-            });
+        let cut = || {
+            let send = send;
+            // A closed channel is a failed write: the writer says why.
+            chunker.chunk_document_each(&doc, &mut |c| drop(send.send(c)))
+        };
+        let write = || {
             for c in chunks {
                 if write_error.is_none() {
                     write_error = records.write(out, &c, None).err();
                 }
             }
-            cutter.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        });
+        };
+        let (cut, ()) = crate::parallel::join(cut, write);
         if let Err(e) = cut {
             chunk_error = Some(e);
             return Err(std::io::Error::other("chunking failed"));

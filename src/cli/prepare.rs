@@ -170,7 +170,7 @@ pub fn prepare(flags: &super::args::ChunkFlags, file: &Path) -> Result<(ChunkCon
 pub fn warn_if_overlap_unread(flags: &super::args::ChunkFlags, config: &ChunkConfig) {
     use std::sync::atomic::{AtomicBool, Ordering};
     static SAID: AtomicBool = AtomicBool::new(false);
-    let unread = config.strategy.spec().overlap == crate::strategy::OverlapRule::None;
+    let unread = config.strategy.spec().never_overlaps();
     if flags.overlap.is_some() && config.overlap > 0 && unread && !SAID.swap(true, Ordering::Relaxed) {
         eprintln!(
             "chunktui: warning: {} cuts chunks that never overlap: --overlap {} has no effect",

@@ -312,11 +312,7 @@ impl<'a> Reading<'a> {
         // A large text's blocks are parsed on a second thread while this one
         // finds its sentences: together they take longer than cutting it.
         let (md, prose) = match text.len() >= PARALLEL_READING {
-            true => std::thread::scope(|scope| {
-                let md = scope.spawn(md);
-                let prose = prose();
-                (md.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), prose)
-            }),
+            true => crate::parallel::join(md, prose),
             false => (md(), prose()),
         };
         Reading { text, opts, md, prose, tally }

@@ -288,6 +288,10 @@ impl Spec {
     pub fn uses_overlap(&self) -> bool {
         self.overlap == OverlapRule::Units
     }
+    /// Its chunks never overlap: an overlap setting changes nothing.
+    pub fn never_overlaps(&self) -> bool {
+        self.overlap == OverlapRule::None
+    }
     /// Cuts any text, not only documents of some formats.
     pub fn reads_any_text(&self) -> bool {
         self.formats.is_empty()

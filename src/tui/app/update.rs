@@ -333,7 +333,7 @@ fn toggle_panel(m: &mut Model, name: &str) -> Vec<Cmd> {
 fn cuts_the_same(p: &crate::tui::state::model::Pane) -> bool {
     let spec = p.config.strategy.spec();
     let cut = &p.requested;
-    let overlap_unread = spec.overlap == crate::strategy::OverlapRule::None;
+    let overlap_unread = spec.never_overlaps();
     let unread = ChunkConfig {
         size: p.config.size,
         overlap: if overlap_unread { p.config.overlap } else { cut.overlap },
